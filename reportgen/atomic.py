@@ -1,0 +1,34 @@
+"""Writes that never leave a half-written file behind."""
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def write_atomic(path, data):
+    """Write bytes or text to path through a temporary file and an atomic rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_if_changed(path, data):
+    """Write atomically only when the content differs; return True when written."""
+    path = Path(path)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if path.exists() and path.read_bytes() == data:
+        return False
+    write_atomic(path, data)
+    return True

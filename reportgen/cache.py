@@ -1,0 +1,57 @@
+"""Results cache keyed on everything that can change a number."""
+
+import hashlib
+import importlib
+import inspect
+import json
+import sys
+from pathlib import Path
+
+from reportgen.atomic import write_atomic
+
+# Modules whose code shapes every experiment's numbers besides the experiment's own.
+SHARED_MODULES = ("reportgen.sampling", "reportgen.stats")
+
+
+def key(experiment, params, seed, device_kind):
+    """Hash of the experiment's source, its parameters, the seed, the device and library versions."""
+    import numpy
+    import torch
+
+    module = sys.modules[experiment.run.__module__]
+    sources = [inspect.getsource(module)] + [
+        inspect.getsource(importlib.import_module(m)) for m in SHARED_MODULES
+    ]
+    material = {
+        "experiment": experiment.name,
+        "source": hashlib.sha256("\n".join(sources).encode()).hexdigest(),
+        "params": repr(params),
+        "seed": seed,
+        "device": device_kind,
+        "torch": torch.__version__,
+        "numpy": numpy.__version__,
+    }
+    return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def _path(cache_dir, name, digest):
+    return Path(cache_dir) / f"{name}-{digest}.json"
+
+
+def load(cache_dir, name, digest):
+    """Cached results, or None when missing or unreadable (a corrupt entry is recomputed)."""
+    path = _path(cache_dir, name, digest)
+    try:
+        entry = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        return None
+    if not isinstance(entry, dict) or entry.get("key") != digest or "results" not in entry:
+        return None
+    return entry["results"]
+
+
+def store(cache_dir, name, digest, results):
+    """Save results atomically under their key."""
+    write_atomic(_path(cache_dir, name, digest), json.dumps({"key": digest, "results": results}, allow_nan=True))

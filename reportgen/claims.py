@@ -1,0 +1,102 @@
+"""Documented value beside measured value, and the rules that give a verdict."""
+
+import math
+from dataclasses import asdict, dataclass
+from decimal import Decimal
+
+from reportgen.sources import Source
+
+CONFIRMED = "confirmed"
+CONTRADICTED = "contradicted"
+UNVERIFIABLE = "unverifiable"
+VERDICTS = (CONFIRMED, CONTRADICTED, UNVERIFIABLE)
+
+
+@dataclass(frozen=True)
+class Check:
+    """One documented number set beside what this run measured."""
+
+    quantity: str  # what is compared, in words
+    source: Source
+    documented: str  # exactly as the document prints it
+    measured: str  # formatted measurement, with its interval where Monte-Carlo
+    verdict: str
+    tolerance: str  # the rule applied, with its numbers
+
+    def to_json(self):
+        out = asdict(self)
+        out["source"] = str(self.source)
+        return out
+
+
+def fmt(x, digits=2):
+    """Format a number at fixed precision; flag NaN and inf instead of hiding them."""
+    if x is None:
+        return "—"
+    if isinstance(x, float) and not math.isfinite(x):
+        return f"{x} (non-finite!)"
+    return f"{x:,.{digits}f}".replace(",", " ")
+
+
+def fmt_interval(lo, hi, digits=2):
+    return f"[{fmt(lo, digits)}, {fmt(hi, digits)}]"
+
+
+def printed_digits(text):
+    """Decimal places of a number as printed ('45.2' -> 1)."""
+    exponent = Decimal(text).as_tuple().exponent
+    return max(0, -exponent)
+
+
+def check_exact(quantity, source, documented, value):
+    """Exact arithmetic: confirmed when equal at the document's printed precision."""
+    digits = printed_digits(documented)
+    rounded = fmt(value, digits).replace(" ", "")
+    ok = Decimal(rounded) == Decimal(documented)
+    return Check(
+        quantity,
+        source,
+        documented,
+        fmt(value, max(digits + 2, 2)),
+        CONFIRMED if ok else CONTRADICTED,
+        f"exact arithmetic, compared at the printed {digits} decimal place(s): {rounded}",
+    )
+
+
+def check_within(quantity, source, documented, measured, interval, tolerance, digits=2, value=None):
+    """Monte-Carlo: confirmed when the documented value lies inside `interval`.
+
+    `value` is the documented number when its printed form is not one ("d_k").
+    """
+    lo, hi = interval
+    value = float(documented) if value is None else value
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        verdict = UNVERIFIABLE
+    else:
+        verdict = CONFIRMED if lo <= value <= hi else CONTRADICTED
+    return Check(
+        quantity,
+        source,
+        documented,
+        measured,
+        verdict,
+        f"{tolerance}: {fmt_interval(lo, hi, digits)}",
+    )
+
+
+def check_threshold(quantity, source, documented, measured, holds, rule):
+    """A qualitative statement judged from a named measurement and threshold."""
+    return Check(quantity, source, documented, measured, CONFIRMED if holds else CONTRADICTED, rule)
+
+
+def unverifiable(quantity, source, documented, reason):
+    """Nothing to compute from: say why."""
+    return Check(quantity, source, documented, "—", UNVERIFIABLE, reason)
+
+
+def verdict_counts(checks):
+    """Number of checks per verdict, in the fixed verdict order."""
+    counts = {v: 0 for v in VERDICTS}
+    for check in checks:
+        counts[check.verdict] += 1
+    return counts

@@ -1,0 +1,126 @@
+"""The build configuration: defaults < config file < command-line flags."""
+
+import difflib
+import tomllib
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+
+from reportgen.errors import ConfigError
+from reportgen.experiments.base import PROFILES
+
+DEVICES = ("auto", "cpu", "cuda")
+FORMATS = ("html", "pdf")
+MAX_SEED = 2**63 - 1  # torch.Generator.manual_seed takes a 64-bit integer
+
+
+@dataclass(frozen=True)
+class BuildConfig:
+    profile: str = "standard"  # quick: tests and CI smoke; standard; full: 10-100x, for a GPU
+    device: str = "auto"  # auto: CUDA when torch sees one, else CPU
+    only: tuple = ()  # experiment names to run, in registry order; empty: all of them
+    format: tuple = FORMATS  # outputs to render besides results.json
+    output: str = "output"  # folder for report.html, report.pdf, results.json
+    figures: str = "figures"  # folder for the figures, one sub-folder per experiment
+    cache_dir: str = ".reportgen-cache"  # results cache, keyed on code, config, seed, device
+    seed: int = 0  # the run seed; every sub-experiment derives its own stream from it
+    cache: bool = True  # false: recompute everything (and refresh the cache)
+    fail_fast: bool = False  # stop at the first failing experiment
+    quiet: bool = False  # no progress output, only errors and the summary line
+
+
+FIELDS = {f.name: f for f in fields(BuildConfig)}
+
+
+def _names_list(value):
+    if isinstance(value, str):
+        value = [v.strip() for v in value.split(",") if v.strip()]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise TypeError
+    return tuple(value)
+
+
+def _check(key, value, experiments):
+    """Return the value coerced to its field's type, or raise ValueError with the reason."""
+    if key in ("profile", "device"):
+        choices = PROFILES if key == "profile" else DEVICES
+        if not isinstance(value, str):
+            raise ValueError(f"expected a string, one of {', '.join(choices)}")
+        if value not in choices:
+            hint = difflib.get_close_matches(value, choices, n=1)
+            extra = f"; did you mean '{hint[0]}'?" if hint else ""
+            raise ValueError(f"unknown {key} '{value}', expected one of {', '.join(choices)}{extra}")
+        return value
+    if key in ("only", "format"):
+        choices = tuple(experiments) if key == "only" else FORMATS
+        try:
+            names = _names_list(value)
+        except TypeError:
+            raise ValueError("expected a list of names or a comma-separated string") from None
+        for name in names:
+            if name not in choices:
+                hint = difflib.get_close_matches(name, choices, n=1)
+                extra = f"; did you mean '{hint[0]}'?" if hint else ""
+                kind = "experiment" if key == "only" else "format"
+                raise ValueError(f"unknown {kind} '{name}', expected one of {', '.join(choices)}{extra}")
+        if key == "format" and not names:
+            raise ValueError("expected at least one of html, pdf")
+        return tuple(dict.fromkeys(names))
+    if key == "seed":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"expected an integer, got {value!r}")
+        if not 0 <= value <= MAX_SEED:
+            raise ValueError(f"{value} is out of range 0 … {MAX_SEED}")
+        return value
+    if key in ("cache", "fail_fast", "quiet"):
+        if not isinstance(value, bool):
+            raise ValueError(f"expected true or false, got {value!r}")
+        return value
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"expected a non-empty path string, got {value!r}")
+    return value
+
+
+def read_file_table(path, explicit):
+    """The [tool.reportgen] table of a TOML file (or the whole file when given by --config)."""
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc}; check the path") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path} is not valid TOML ({exc}); fix the file or pass another --config") from None
+    table = data.get("tool", {}).get("reportgen")
+    if table is None:
+        return data if explicit else {}
+    return table
+
+
+def load(config_file=None, cli=None, experiments=()):
+    """Merge defaults, the config file and explicit CLI flags into a checked BuildConfig."""
+    if config_file is not None:
+        table, where = read_file_table(config_file, explicit=True), str(config_file)
+    elif Path("pyproject.toml").is_file():
+        table, where = read_file_table("pyproject.toml", explicit=False), "pyproject.toml [tool.reportgen]"
+    else:
+        table, where = {}, ""
+    problems, values = [], {}
+    for key, value in table.items():
+        name = key.replace("-", "_")
+        if name not in FIELDS:
+            hint = difflib.get_close_matches(name, FIELDS, n=1)
+            extra = f"; did you mean '{hint[0]}'?" if hint else f"; known keys: {', '.join(FIELDS)}"
+            problems.append(f"{where}: unknown key '{key}'{extra}")
+            continue
+        try:
+            values[name] = _check(name, value, experiments)
+        except ValueError as exc:
+            problems.append(f"{where}: key '{key}': {exc}")
+    for name, value in (cli or {}).items():
+        if value is None:  # flag not given: never overrides the file
+            continue
+        try:
+            values[name] = _check(name, value, experiments)
+        except ValueError as exc:
+            problems.append(f"--{name.replace('_', '-')}: {exc}")
+    if problems:
+        raise ConfigError(problems)
+    return replace(BuildConfig(), **values)

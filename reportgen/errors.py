@@ -1,0 +1,19 @@
+"""Errors the CLI turns into one clean line and an exit status."""
+
+
+class ReportgenError(Exception):
+    """A problem the user can fix; its message names the problem and the way out."""
+
+    exit_code = 1
+
+
+class ConfigError(ReportgenError):
+    """Bad input: an unknown key, a wrong type, an out-of-range value."""
+
+    exit_code = 2
+
+    def __init__(self, problems):
+        if isinstance(problems, str):
+            problems = [problems]
+        self.problems = list(problems)
+        super().__init__("\n".join(self.problems))

@@ -1,0 +1,42 @@
+"""Matplotlib set-up and deterministic figure files."""
+
+import io
+from importlib import resources
+from pathlib import Path
+
+from reportgen.atomic import write_if_changed
+
+TEXT_WIDTH_IN = 6.4  # A4 minus the report's 2 cm side margins, a little under 17 cm
+
+
+def subplots(nrows=1, ncols=1, height=2.8, **kwargs):
+    """A figure in the report's style, as wide as the text column."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    style = resources.files("reportgen.templates") / "report.mplstyle"
+    with resources.as_file(style) as path:
+        plt.style.use(str(path))
+    return plt.subplots(nrows, ncols, figsize=(TEXT_WIDTH_IN, height), **kwargs)
+
+
+def render(figure):
+    """SVG and PNG bytes of a figure, free of dates, then close it."""
+    import matplotlib.pyplot as plt
+
+    svg, png = io.BytesIO(), io.BytesIO()
+    figure.savefig(svg, format="svg", metadata={"Date": None, "Creator": None})
+    figure.savefig(png, format="png", metadata={"Software": None})
+    plt.close(figure)
+    return svg.getvalue(), png.getvalue()
+
+
+def save(figure, directory, slug):
+    """Write <slug>.svg and <slug>.png under directory when their bytes changed; return the SVG."""
+    svg, png = render(figure)
+    directory = Path(directory)
+    write_if_changed(directory / f"{slug}.svg", svg)
+    write_if_changed(directory / f"{slug}.png", png)
+    return svg

@@ -1,0 +1,154 @@
+"""config → run (or cache) → results → checks → figures → HTML → PDF."""
+
+import json
+import math
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from reportgen import cache
+from reportgen.errors import ConfigError, ReportgenError
+from reportgen.experiments import EXPERIMENTS
+
+
+class BuildFailed(ReportgenError):
+    """An experiment failed under --fail-fast."""
+
+
+@dataclass
+class Outcome:
+    """What one experiment produced in this build."""
+
+    experiment: object
+    results: dict = None
+    error: str = None  # last lines of the traceback
+    from_cache: bool = False
+    seconds: float = 0.0
+    tables: list = field(default_factory=list)
+    figures: list = field(default_factory=list)  # (Figure, svg bytes)
+    nonfinite: list = field(default_factory=list)  # result paths holding NaN or inf
+
+    @property
+    def checks(self):
+        return [c for t in self.tables for c in t.checks]
+
+
+def resolve_device(choice):
+    """'cpu' or 'cuda' for the --device choice; cuda without a GPU is bad input."""
+    import torch
+
+    available = torch.cuda.is_available()
+    if choice == "cuda" and not available:
+        raise ConfigError(
+            "--device cuda: torch sees no CUDA device on this machine; use --device auto or --device cpu"
+        )
+    if choice == "auto":
+        return "cuda" if available else "cpu"
+    return choice
+
+
+def selected(config):
+    names = config.only or tuple(EXPERIMENTS)
+    return [EXPERIMENTS[name] for name in EXPERIMENTS if name in names]
+
+
+def nonfinite_paths(value, path="results"):
+    """Paths of NaN and inf values inside nested results."""
+    if isinstance(value, float):
+        return [] if math.isfinite(value) else [path]
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in nonfinite_paths(v, f"{path}.{k}")]
+    if isinstance(value, (list, tuple)):
+        return [p for i, v in enumerate(value) for p in nonfinite_paths(v, f"{path}[{i}]")]
+    return []
+
+
+def _short_traceback(exc):
+    lines = traceback.format_exception(exc)
+    return "".join(lines[-6:]).strip()
+
+
+def run_one(experiment, config, device, progress):
+    """Results of one experiment from the cache or a fresh seeded run."""
+    outcome = Outcome(experiment)
+    params = experiment.params[config.profile]
+    start = time.perf_counter()
+    try:
+        digest = cache.key(experiment, params, config.seed, device)
+        results = cache.load(config.cache_dir, experiment.name, digest) if config.cache else None
+        outcome.from_cache = results is not None
+        if results is None:
+            results = experiment.run(params, config.seed, device, progress)
+            # A JSON round trip makes fresh results identical to cached ones.
+            results = json.loads(json.dumps(results))
+            cache.store(config.cache_dir, experiment.name, digest, results)
+        outcome.results = results
+        outcome.nonfinite = nonfinite_paths(results)
+    except Exception as exc:  # one experiment's failure must not stop the others
+        outcome.error = _short_traceback(exc)
+    outcome.seconds = time.perf_counter() - start
+    return outcome
+
+
+def present(outcome, figures_dir):
+    """Tables and (unless figures_dir is None) figure files of a finished experiment."""
+    from reportgen.figures import save
+
+    if outcome.results is None:
+        return
+    try:
+        outcome.tables = list(outcome.experiment.tables(outcome.results))
+        for fig in outcome.experiment.figures(outcome.results) if figures_dir else ():
+            svg = save(fig.figure, Path(figures_dir) / outcome.experiment.name, fig.slug)
+            outcome.figures.append((fig, svg))
+    except Exception as exc:
+        outcome.error = _short_traceback(exc)
+        outcome.tables, outcome.figures = [], []
+
+
+def run_all(config, progress, draw=True):
+    """Run (or load) every selected experiment and present it; failures are isolated."""
+    device = resolve_device(config.device)
+    outcomes = []
+    for experiment in selected(config):
+        progress.echo(f"{experiment.name}: running on {device}")
+        outcome = run_one(experiment, config, device, progress)
+        if outcome.error is None:
+            present(outcome, config.figures if draw else None)
+        state = "from cache" if outcome.from_cache else "ran"
+        if outcome.error:
+            state = "FAILED"
+        progress.echo(f"{experiment.name}: {state} in {outcome.seconds:.1f} s")
+        outcomes.append(outcome)
+        if outcome.error and config.fail_fast:
+            raise BuildFailed(
+                f"experiment '{experiment.name}' failed (--fail-fast): {outcome.error.splitlines()[-1]}"
+            )
+    return device, outcomes
+
+
+def build(config, progress):
+    """The whole build; returns (summary line, failed experiment names)."""
+    from reportgen import provenance, report
+
+    timings = {}
+    start = time.perf_counter()
+    device, outcomes = run_all(config, progress)
+    timings["experiments"] = time.perf_counter() - start
+
+    info = provenance.collect(config, device, provenance.build_time())
+    written = report.write(outcomes, info, config, timings)
+
+    failed = [o.experiment.name for o in outcomes if o.error]
+    ran = sum(1 for o in outcomes if not o.from_cache and not o.error)
+    cached = sum(1 for o in outcomes if o.from_cache and not o.error)
+    parts = [f"ran {ran} of {len(outcomes)}, {cached} from cache"]
+    if failed:
+        parts.append(f"FAILED: {', '.join(failed)}")
+    nonfinite = [o.experiment.name for o in outcomes if o.nonfinite]
+    if nonfinite:
+        parts.append(f"NaN/inf in: {', '.join(nonfinite)}")
+    parts.append(", ".join(f"{name} {sec:.1f} s" for name, sec in timings.items()))
+    parts.append("wrote " + ", ".join(str(p) for p in written))
+    return "; ".join(parts), failed

@@ -1,0 +1,74 @@
+"""Where, when and with what a report was built."""
+
+import datetime
+import os
+import platform
+import subprocess
+from importlib import metadata
+
+PACKAGES = ("reportgen", "torch", "numpy", "matplotlib", "jinja2", "click", "weasyprint", "ziamath")
+
+
+def build_time():
+    """UTC time of the build: SOURCE_DATE_EPOCH when set, for reproducible output."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch is not None and epoch.strip().isdigit():
+        moment = datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc)
+    else:
+        moment = datetime.datetime.now(datetime.timezone.utc)
+    return moment.replace(microsecond=0)
+
+
+def git_commit():
+    """HEAD of the git checkout in the working directory, with '+dirty' for local changes."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True, text=True, timeout=5, check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head + ("+dirty" if dirty else "")
+
+
+def versions():
+    out = {"python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+def device_name(device):
+    """A human name for the torch device the experiments ran on."""
+    import torch
+
+    if device == "cuda":
+        return f"CUDA: {torch.cuda.get_device_name(0)}"
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"CPU: {cpu}, {torch.get_num_threads()} torch threads"
+
+
+def collect(config, device, when):
+    return {
+        "build_time": when.isoformat(),
+        "profile": config.profile,
+        "seed": config.seed,
+        "device": device,
+        "device_name": device_name(device),
+        "git_commit": git_commit(),
+        "versions": versions(),
+    }

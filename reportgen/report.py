@@ -1,0 +1,149 @@
+"""Assemble results.json, report.html and report.pdf; write them only once all are ready."""
+
+import base64
+import json
+import math
+import time
+from importlib import resources
+from pathlib import Path
+
+from reportgen import claims
+from reportgen.atomic import write_atomic
+from reportgen.sources import DOCUMENTS
+
+TITLE = "Why divide by √d_k? The documents' claims, measured"
+
+
+def _json_safe(value):
+    """Results with NaN/inf as strings, so results.json stays strict JSON."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    return value
+
+
+def results_document(outcomes, info):
+    """Every number shown, every check with its verdict, and provenance."""
+    experiments = {}
+    for o in outcomes:
+        experiments[o.experiment.name] = {
+            "title": o.experiment.title,
+            "status": "failed" if o.error else "ok",
+            "error": o.error,
+            "nonfinite": o.nonfinite,
+            "results": _json_safe(o.results),
+            "tables": [
+                {"slug": t.slug, "title": t.title, "columns": list(t.columns), "rows": [list(r) for r in t.rows]}
+                for t in o.tables
+                if not t.checks
+            ],
+            "checks": [c.to_json() for c in o.checks],
+        }
+    all_checks = [c for o in outcomes for c in o.checks]
+    return {
+        "title": TITLE,
+        "provenance": info,
+        "verdicts": claims.verdict_counts(all_checks),
+        "experiments": experiments,
+    }
+
+
+def context(outcomes, info):
+    """What the template shows, numbered and ready: the template only lays it out."""
+    from reportgen.mathtex import math_img
+
+    sections, fig_no, tab_no = [], 0, 0
+    for number, o in enumerate(outcomes, start=1):
+        figures = []
+        for fig, svg in o.figures:
+            fig_no += 1
+            src = "data:image/svg+xml;base64," + base64.b64encode(svg).decode()
+            figures.append({"number": fig_no, "slug": fig.slug, "caption": fig.caption, "alt": fig.alt, "src": src})
+        tables = []
+        for t in o.tables:
+            tab_no += 1
+            tables.append({"number": tab_no, "table": t})
+        sections.append(
+            {
+                "number": number + 1,  # section 1 is the reading guide
+                "slug": o.experiment.name,
+                "experiment": o.experiment,
+                "formulas": [math_img(f, display=True) for f in o.experiment.formulas],
+                "covers": [str(s) for s in o.experiment.covers],
+                "outcome": o,
+                "figures": figures,
+                "tables": tables,
+                "counts": claims.verdict_counts(o.checks),
+            }
+        )
+    all_checks = [c for o in outcomes for c in o.checks]
+    per_document = []
+    for doc, title in DOCUMENTS.items():
+        mine = [c for c in all_checks if c.source.doc == doc]
+        per_document.append({"doc": doc, "title": title, "counts": claims.verdict_counts(mine), "total": len(mine)})
+    return {
+        "title": TITLE,
+        "info": info,
+        "sections": sections,
+        "totals": claims.verdict_counts(all_checks),
+        "n_checks": len(all_checks),
+        "per_document": per_document,
+        "verdicts": claims.VERDICTS,
+        "failed": [o.experiment.name for o in outcomes if o.error],
+    }
+
+
+def render_html(ctx):
+    import jinja2
+
+    from reportgen.mathtex import math_img, prose
+
+    folder = resources.files("reportgen.templates")
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(folder)),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["prose"] = prose
+    env.globals["tex"] = math_img
+    css = (folder / "report.css").read_text(encoding="utf-8")
+    screen_css = (folder / "screen.css").read_text(encoding="utf-8")
+    return env.get_template("report.html.j2").render(css=css, screen_css=screen_css, **ctx)
+
+
+def render_pdf(html, results_json, info):
+    """PDF from the same HTML; fetches nothing but data URIs and local files."""
+    import weasyprint
+    from weasyprint.urls import URLFetcher
+
+    fetcher = URLFetcher(allowed_protocols=("data", "file"))
+    attachment = weasyprint.Attachment(
+        string=results_json, name="results.json", description="Every number of this report, as JSON"
+    )
+    document = weasyprint.HTML(string=html, url_fetcher=fetcher, base_url=".")
+    return document.write_pdf(attachments=[attachment])
+
+
+def write(outcomes, info, config, timings):
+    """Render everything in memory, then replace the outputs one atomic rename each."""
+    out = Path(config.output)
+    results_json = json.dumps(results_document(outcomes, info), indent=1, ensure_ascii=False)
+    files = {out / "results.json": results_json}
+    if "html" in config.format or "pdf" in config.format:
+        stage = time.perf_counter()
+        html = render_html(context(outcomes, info))
+        timings["html"] = time.perf_counter() - stage
+        if "html" in config.format:
+            files[out / "report.html"] = html
+        if "pdf" in config.format:
+            stage = time.perf_counter()
+            files[out / "report.pdf"] = render_pdf(html, results_json.encode(), info)
+            timings["pdf"] = time.perf_counter() - stage
+    for path, data in files.items():
+        write_atomic(path, data)
+    return list(files)

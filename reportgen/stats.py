@@ -1,0 +1,95 @@
+"""Confidence intervals for the Monte-Carlo estimates the experiments report."""
+
+import math
+
+import numpy as np
+
+Z95 = 1.959963984540054  # two-sided 95% normal quantile
+Z99 = 2.5758293035489004  # two-sided 99% normal quantile, used for verdicts
+
+
+def variance_se(variance, n, excess_kurtosis):
+    """Standard error of the unbiased sample variance of n draws.
+
+    Var(s²) = σ⁴ (2/(n−1) + κ/n) for excess kurtosis κ; the normal-theory
+    formula is the κ = 0 case, which understates the error for heavy tails.
+    """
+    return variance * math.sqrt(2.0 / (n - 1) + excess_kurtosis / n)
+
+
+def variance_interval(variance, n, excess_kurtosis, z=Z95):
+    """Interval for a sample variance: variance ± z·SE."""
+    se = variance_se(variance, n, excess_kurtosis)
+    return variance - z * se, variance + z * se
+
+
+def mean_interval(values, z=Z95):
+    """Mean of independent replicates with a normal-approximation interval."""
+    values = np.asarray(values, dtype=np.float64)
+    mean = float(values.mean())
+    if values.size < 2:
+        return mean, mean, mean
+    se = float(values.std(ddof=1)) / math.sqrt(values.size)
+    return mean, mean - z * se, mean + z * se
+
+
+def wilson_interval(successes, n, z=Z95):
+    """Wilson score interval for a binomial proportion."""
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return p, centre - half, centre + half
+
+
+def quantile_range(values, level=0.99):
+    """Central empirical range holding `level` of the values."""
+    tail = (1 - level) / 2
+    lo, hi = np.quantile(np.asarray(values, dtype=np.float64), [tail, 1 - tail])
+    return float(lo), float(hi)
+
+
+class Moments:
+    """Streaming central moments of a sample, accumulated chunk by chunk in float64."""
+
+    def __init__(self):
+        self.n = 0
+        self.sums = np.zeros(4)
+
+    def add(self, x):
+        """Fold a chunk of values (any array-like) into the running sums."""
+        x = np.asarray(x, dtype=np.float64)
+        self.n += x.size
+        powers = x.copy()
+        for i in range(4):
+            self.sums[i] += powers.sum()
+            powers *= x
+
+    def merged(self, other):
+        """Moments of both samples together."""
+        out = Moments()
+        out.n = self.n + other.n
+        out.sums = self.sums + other.sums
+        return out
+
+    @property
+    def mean(self):
+        return self.sums[0] / self.n
+
+    def central(self):
+        """Central moments m2, m3, m4 (biased, divided by n)."""
+        r1, r2, r3, r4 = self.sums / self.n
+        m2 = r2 - r1**2
+        m3 = r3 - 3 * r1 * r2 + 2 * r1**3
+        m4 = r4 - 4 * r1 * r3 + 6 * r1**2 * r2 - 3 * r1**4
+        return m2, m3, m4
+
+    @property
+    def variance(self):
+        """Unbiased sample variance."""
+        return self.central()[0] * self.n / (self.n - 1)
+
+    @property
+    def excess_kurtosis(self):
+        m2, _, m4 = self.central()
+        return m4 / m2**2 - 3.0

@@ -1,0 +1,1 @@
+"""Jinja2 templates, the stylesheet and the Matplotlib style, shipped as reportgen.templates."""
