@@ -34,6 +34,20 @@ def key(experiment, params, seed, device_kind):
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()[:32]
 
 
+def figures_key(results):
+    """Hash of the results and of all code and style that draws figures from them."""
+    import matplotlib
+
+    root = Path(__file__).parent
+    files = sorted(root.glob("experiments/*.py")) + [root / "figures.py"]
+    style = Path(importlib.import_module("reportgen.templates").__file__).parent / "report.mplstyle"
+    digest = hashlib.sha256(json.dumps(results, sort_keys=True).encode())
+    for path in files + [style]:
+        digest.update(path.read_bytes())
+    digest.update(matplotlib.__version__.encode())
+    return digest.hexdigest()[:32]
+
+
 def _path(cache_dir, name, digest):
     return Path(cache_dir) / f"{name}-{digest}.json"
 

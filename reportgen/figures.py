@@ -2,9 +2,6 @@
 
 import io
 from importlib import resources
-from pathlib import Path
-
-from reportgen.atomic import write_if_changed
 
 TEXT_WIDTH_IN = 6.4  # A4 minus the report's 2 cm side margins, a little under 17 cm
 
@@ -31,12 +28,3 @@ def render(figure):
     figure.savefig(png, format="png", metadata={"Software": None})
     plt.close(figure)
     return svg.getvalue(), png.getvalue()
-
-
-def save(figure, directory, slug):
-    """Write <slug>.svg and <slug>.png under directory when their bytes changed; return the SVG."""
-    svg, png = render(figure)
-    directory = Path(directory)
-    write_if_changed(directory / f"{slug}.svg", svg)
-    write_if_changed(directory / f"{slug}.png", png)
-    return svg

@@ -1,5 +1,6 @@
 """config → run (or cache) → results → checks → figures → HTML → PDF."""
 
+import base64
 import json
 import math
 import time
@@ -8,8 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reportgen import cache
+from reportgen.atomic import write_if_changed
 from reportgen.errors import ConfigError, ReportgenError
 from reportgen.experiments import EXPERIMENTS
+from reportgen.experiments.base import Figure
 
 
 class BuildFailed(ReportgenError):
@@ -91,17 +94,38 @@ def run_one(experiment, config, device, progress):
     return outcome
 
 
-def present(outcome, figures_dir):
-    """Tables and (unless figures_dir is None) figure files of a finished experiment."""
-    from reportgen.figures import save
+def draw_figures(experiment, results, config):
+    """(Figure without its matplotlib object, svg, png) for each figure, from the cache when drawn before."""
+    from reportgen.figures import render
 
+    digest = cache.figures_key(results)
+    name = f"{experiment.name}.figures"
+    entry = cache.load(config.cache_dir, name, digest) if config.cache else None
+    if entry is None:
+        entry = []
+        for fig in experiment.figures(results):
+            svg, png = render(fig.figure)
+            meta = {"slug": fig.slug, "caption": fig.caption, "alt": fig.alt, "part": fig.part}
+            entry.append({**meta, "svg": svg.decode(), "png": base64.b64encode(png).decode()})
+        cache.store(config.cache_dir, name, digest, entry)
+    return [
+        (Figure(e["slug"], e["caption"], e["alt"], None, e["part"]), e["svg"].encode(), base64.b64decode(e["png"]))
+        for e in entry
+    ]
+
+
+def present(outcome, config, draw=True):
+    """Tables and (when drawing) figure files of a finished experiment."""
     if outcome.results is None:
         return
     try:
         outcome.tables = list(outcome.experiment.tables(outcome.results))
-        for fig in outcome.experiment.figures(outcome.results) if figures_dir else ():
-            svg = save(fig.figure, Path(figures_dir) / outcome.experiment.name, fig.slug)
-            outcome.figures.append((fig, svg))
+        if draw:
+            folder = Path(config.figures) / outcome.experiment.name
+            for fig, svg, png in draw_figures(outcome.experiment, outcome.results, config):
+                write_if_changed(folder / f"{fig.slug}.svg", svg)
+                write_if_changed(folder / f"{fig.slug}.png", png)
+                outcome.figures.append((fig, svg))
     except Exception as exc:
         outcome.error = _short_traceback(exc)
         outcome.tables, outcome.figures = [], []
@@ -115,7 +139,7 @@ def run_all(config, progress, draw=True):
         progress.echo(f"{experiment.name}: running on {device}")
         outcome = run_one(experiment, config, device, progress)
         if outcome.error is None:
-            present(outcome, config.figures if draw else None)
+            present(outcome, config, draw)
         state = "from cache" if outcome.from_cache else "ran"
         if outcome.error:
             state = "FAILED"

@@ -57,15 +57,27 @@ def context(outcomes, info):
 
     sections, fig_no, tab_no = [], 0, 0
     for number, o in enumerate(outcomes, start=1):
-        figures = []
-        for fig, svg in o.figures:
-            fig_no += 1
-            src = "data:image/svg+xml;base64," + base64.b64encode(svg).decode()
-            figures.append({"number": fig_no, "slug": fig.slug, "caption": fig.caption, "alt": fig.alt, "src": src})
-        tables = []
+        parts = {}  # sub-heading -> its figures and tables, in order of first appearance
         for t in o.tables:
-            tab_no += 1
-            tables.append({"number": tab_no, "table": t})
+            parts.setdefault(t.part, {"title": t.part, "figures": [], "tables": []})["tables"].append(t)
+        for fig, svg in o.figures:
+            parts.setdefault(fig.part, {"title": fig.part, "figures": [], "tables": []})["figures"].append((fig, svg))
+        titled = 0
+        for part in parts.values():
+            if part["title"]:
+                titled += 1
+                part["number"] = f"{number + 1}.{titled}"
+                part["anchor"] = f"{o.experiment.name}-{titled}"
+            figures = []
+            for fig, svg in part["figures"]:
+                fig_no += 1
+                src = "data:image/svg+xml;base64," + base64.b64encode(svg).decode()
+                figures.append({"number": fig_no, "caption": fig.caption, "alt": fig.alt, "src": src})
+            tables = []
+            for t in part["tables"]:
+                tab_no += 1
+                tables.append({"number": tab_no, "table": t})
+            part["figures"], part["tables"] = figures, tables
         sections.append(
             {
                 "number": number + 1,  # section 1 is the reading guide
@@ -74,8 +86,7 @@ def context(outcomes, info):
                 "formulas": [math_img(f, display=True) for f in o.experiment.formulas],
                 "covers": [str(s) for s in o.experiment.covers],
                 "outcome": o,
-                "figures": figures,
-                "tables": tables,
+                "parts": list(parts.values()),
                 "counts": claims.verdict_counts(o.checks),
             }
         )

@@ -19,6 +19,7 @@ class Table:
     columns: tuple = ()
     rows: tuple = ()  # tuples of strings, one per column
     checks: tuple = ()  # Check rows; when present the table is a claims table
+    part: str = ""  # sub-heading the table sits under in its section
 
     def __post_init__(self):
         assert all(isinstance(c, Check) for c in self.checks)
@@ -32,6 +33,7 @@ class Figure:
     caption: str
     alt: str
     figure: Any  # matplotlib.figure.Figure
+    part: str = ""  # sub-heading the figure sits under in its section
 
 
 @dataclass(frozen=True)

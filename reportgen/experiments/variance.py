@@ -294,9 +294,10 @@ EXPERIMENT = Experiment(
     tables=_tables,
     intro=(
         "For q and k with independent components of mean 0 and variance 1, every term "
-        "q_i k_i has variance 1, so the dot product's variance is the number of terms. "
-        "Each term also has excess kurtosis 6, so the sum's excess kurtosis is 6/d_k: "
-        "q·k is only approximately normal, and our confidence intervals use that kurtosis."
+        "$q_i k_i$ has variance 1, so the dot product's variance is the number of terms, $d_k$. "
+        "Each term also has excess kurtosis 6, so the sum's excess kurtosis is $6/d_k$: "
+        "$q\\cdot k$ is only approximately normal, and the confidence intervals below use "
+        "that kurtosis instead of assuming normality."
     ),
     formulas=(
         r"\mathrm{Var}(q\cdot k)=\sum_{i=1}^{d_k}\mathrm{Var}(q_i k_i)=d_k,\qquad "

@@ -1,9 +1,11 @@
 """Figures of the variance family, drawn from its results alone."""
 
+from dataclasses import replace
+
 import numpy as np
 
 from reportgen.experiments.base import Figure
-from reportgen.experiments.variance import DOC_RANGES, INITS
+from reportgen.experiments.variance import DOC_DEMOS, DOC_RANGES, INITS
 from reportgen.experiments.variance_report import _kurtosis_interval, _unit_interval, _var_interval
 from reportgen.figures import subplots
 from reportgen.stats import Z95, mean_interval
@@ -32,9 +34,10 @@ def variance_figure(results):
         "variance-vs-dk",
         f"Variance of q·k (left) and of q·k/√d_k (right) against d_k, {sweep[0]['n']:,} pairs "
         "per point, 95% confidence intervals (small at this sample size).".replace(",", " "),
-        "Two log-scale plots. Left: measured variance of the unscaled dot product rises along "
-        "the line Var = d_k from 1 to the largest d_k. Right: after dividing by the square root "
-        "of d_k the variance stays on the horizontal line at 1.",
+        f"Two plots against d_k on a log axis. Left, log-log: measured Var(q·k) from "
+        f"{var[0]:.3g} at d_k = {d[0]} to {var[-1]:.4g} at d_k = {d[-1]}, beside the line "
+        f"Var = d_k. Right: Var(q·k/√d_k) between {(var / d).min():.3f} and "
+        f"{(var / d).max():.3f}, beside the line at 1.",
         fig,
     )
 
@@ -56,8 +59,8 @@ def kurtosis_figure(results):
         "kurtosis-vs-dk",
         "Excess kurtosis of q·k against d_k with 95% intervals from independent batches. "
         "A normal distribution has 0; q·k has 6/d_k, so 'q·k ~ N(0, d_k)' holds only for large d_k.",
-        "Log-x plot of excess kurtosis: about 6 at d_k = 1 and falling along the dashed curve "
-        "6/d_k towards zero as d_k grows (symmetric-log vertical axis).",
+        f"Excess kurtosis of q·k against d_k (log x, symmetric-log y): measured {k[0]:.2f} at "
+        f"d_k = {d[0]} and {k[-1]:.3f} at d_k = {d[-1]}, beside the dashed curve 6/d_k.",
         fig,
     )
 
@@ -76,8 +79,9 @@ def unit_vector_figure(results):
         "unit-vectors",
         "Random unit vectors: the variance of u·v against the dimension, with 95% intervals, "
         "beside 1/d.",
-        "Log-log plot: the variance of the dot product of two random unit vectors falls on the "
-        "line 1/d over the whole range of d.",
+        f"Log-log plot of Var(u·v) against d: measured {var[0]:.3g} at d = {d[0]} and "
+        f"{var[-1]:.3g} at d = {d[-1]}, beside the dashed line 1/d "
+        f"({1 / d[-1]:.3g} at d = {d[-1]}).",
         fig,
     )
 
@@ -100,8 +104,12 @@ def range_figure(results):
         "dot-product-histograms",
         "Histograms of 1 000 dot products for d = 3, 100 and 1 000 (002's experiment, this run), "
         "with the range 002 states for each shaded.",
-        "Three histograms. For d = 3 the data sit mostly inside the shaded range; for d = 100 "
-        "and d = 1 000 the data spread far beyond the shaded ranges of ±10 and ±30.",
+        "Three histograms of this run's 1 000 dot products, with 002's stated range shaded: "
+        + "; ".join(
+            f"d = {d}: data from {row['first_min']:.1f} to {row['first_max']:.1f}, stated ±{bound}"
+            for row, (d, bound) in zip(rows, DOC_RANGES)
+        )
+        + ".",
         fig,
     )
 
@@ -124,16 +132,18 @@ def init_figure(results):
         "init-premise",
         "Component variance of q = W_q x and variance of the scaled score under three "
         "initializations, for each (d_model → d_k); means over weight draws with 95% intervals.",
-        "Grouped bars: with the nn.Linear default init the component variance is about 1/3 and "
-        "the scaled-score variance about 1/9; with MultiheadAttention's Xavier init 1/2 and 1/4; "
-        "only N(0, 1/d_model) reaches the premised 1.",
+        "Grouped bars per init and shape, component variance then scaled-score variance, "
+        "beside a dashed line at the premised 1: "
+        + "; ".join(
+            f"{INITS[r['init']][0]} {r['d_model']}→{r['d_k']}: {c[0]:.3f} and {sc[0]:.3f}"
+            for r, c, sc in zip(rows, comp, score)
+        )
+        + ".",
         fig,
     )
 
 
 def demo_figure(results):
-    from reportgen.experiments.variance import DOC_DEMOS
-
     rows = results["demos"]
     fig, axes = subplots(1, len(rows), height=2.4)
     for ax, row, (name, _, shape, raw_doc, _) in zip(axes, rows, DOC_DEMOS):
@@ -147,20 +157,26 @@ def demo_figure(results):
         "demo-spread",
         f"What the small demonstrations print: the raw score variance over "
         f"{len(rows[0]['raw_vars']):,} repeats of each demo at its own shape.".replace(",", " "),
-        "Two histograms of the variance one run of each demo prints. Both are centred on the "
-        "documented value but wide: a run of 003's check can print anything from about half "
-        "to about twice 64.",
+        "Histograms of the raw score variance one run of each demo prints, with the documented "
+        "value marked: "
+        + "; ".join(
+            f"{name}: 95% of runs between {np.quantile(row['raw_vars'], 0.025):.1f} and "
+            f"{np.quantile(row['raw_vars'], 0.975):.1f}, documented {raw_doc}"
+            for row, (name, _, _, raw_doc, _) in zip(rows, DOC_DEMOS)
+        )
+        + ".",
         fig,
     )
 
 
 def figures(results):
-    """Every figure of the variance section, in reading order."""
-    return [
-        variance_figure(results),
-        kurtosis_figure(results),
-        unit_vector_figure(results),
-        range_figure(results),
-        init_figure(results),
-        demo_figure(results),
-    ]
+    """Every figure of the variance section, in reading order, under its sub-heading."""
+    from reportgen.experiments.variance_report import PART_002, PART_DEMOS, PART_INIT, PART_SWEEP
+
+    groups = (
+        (PART_SWEEP, [variance_figure(results), kurtosis_figure(results), unit_vector_figure(results)]),
+        (PART_002, [range_figure(results)]),
+        (PART_INIT, [init_figure(results)]),
+        (PART_DEMOS, [demo_figure(results)]),
+    )
+    return [replace(figure, part=part) for part, group in groups for figure in group]
