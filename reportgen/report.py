@@ -128,16 +128,29 @@ def render_html(ctx):
 
 
 def render_pdf(html, results_json, info):
-    """PDF from the same HTML; fetches nothing but data URIs and local files."""
+    """PDF from the same HTML; fetches nothing but data URIs and local files.
+
+    Dates come from the build time (SOURCE_DATE_EPOCH when set) and the file
+    identifier from the content, so an unchanged build gives identical bytes.
+    """
+    import datetime
+    import hashlib
+
     import weasyprint
     from weasyprint.urls import URLFetcher
 
+    when = datetime.datetime.fromisoformat(info["build_time"])
     fetcher = URLFetcher(allowed_protocols=("data", "file"))
     attachment = weasyprint.Attachment(
-        string=results_json, name="results.json", description="Every number of this report, as JSON"
+        string=results_json,
+        name="results.json",
+        description="Every number of this report, as JSON",
+        created=when,
+        modified=when,
     )
+    identifier = hashlib.sha256(html.encode() + results_json).hexdigest()[:32].encode()
     document = weasyprint.HTML(string=html, url_fetcher=fetcher, base_url=".")
-    return document.write_pdf(attachments=[attachment])
+    return document.write_pdf(attachments=[attachment], pdf_identifier=identifier)
 
 
 def write(outcomes, info, config, timings):

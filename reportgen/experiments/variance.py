@@ -71,7 +71,7 @@ POW2 = tuple(2**i for i in range(13))  # 1 … 4096
 PARAMS = {
     "quick": VarianceParams(POW2, 4_000, 10, 60, ((64, 64), (512, 64)), 4, 512, 400),
     "standard": VarianceParams(
-        POW2, 30_000, 20, 200, ((64, 64), (512, 64), (768, 64), (1024, 128)), 8, 2048, 2000
+        POW2, 20_000, 20, 100, ((64, 64), (512, 64), (768, 64), (1024, 128)), 6, 1024, 2000
     ),
     "full": VarianceParams(
         tuple(2**i for i in range(15)),
