@@ -302,7 +302,7 @@ EXPERIMENT = Experiment(
     formulas=(
         r"\mathrm{Var}(q\cdot k)=\sum_{i=1}^{d_k}\mathrm{Var}(q_i k_i)=d_k,\qquad "
         r"\mathrm{Var}\left(\frac{q\cdot k}{\sqrt{d_k}}\right)=1",
-        r"\kappa(q\cdot k)=\frac{6}{d_k},\qquad \mathrm{Var}(u\cdot v)=\frac{1}{d}"
-        r"\ \ \text{for random unit vectors } u, v",
+        r"\kappa(q\cdot k)=\frac{6}{d_k}\quad\text{(excess kurtosis)}",
+        r"\mathrm{Var}(u\cdot v)=\frac{1}{d}\quad\text{for random unit vectors } u, v",
     ),
 )
