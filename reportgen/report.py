@@ -9,6 +9,7 @@ from pathlib import Path
 
 from reportgen import claims
 from reportgen.atomic import write_atomic
+from reportgen.errors import ReportgenError
 from reportgen.sources import DOCUMENTS
 
 TITLE = "Why divide by √d_k? The documents' claims, measured"
@@ -169,5 +170,8 @@ def write(outcomes, info, config, timings):
             files[out / "report.pdf"] = render_pdf(html, results_json.encode(), info)
             timings["pdf"] = time.perf_counter() - stage
     for path, data in files.items():
-        write_atomic(path, data)
+        try:
+            write_atomic(path, data)
+        except OSError as exc:
+            raise ReportgenError(f"cannot write {path}: {exc.strerror or exc}; choose another --output") from None
     return list(files)
