@@ -13,6 +13,7 @@ def write_atomic(path, data):
         data = data.encode("utf-8")
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; outputs are shared files
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -21,6 +22,12 @@ def write_atomic(path, data):
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_if_changed(path, data):

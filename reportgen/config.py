@@ -88,9 +88,12 @@ def read_file_table(path, explicit):
         raise ConfigError(f"cannot read config file {path}: {exc}; check the path") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path} is not valid TOML ({exc}); fix the file or pass another --config") from None
-    table = data.get("tool", {}).get("reportgen")
+    tool = data.get("tool", {})
+    table = tool.get("reportgen") if isinstance(tool, dict) else None
     if table is None:
         return data if explicit else {}
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.reportgen] must be a table of keys, got {table!r}; write it as a [tool.reportgen] section")
     return table
 
 

@@ -1,0 +1,400 @@
+"""Whole builds: reproducibility, atomic output, failing experiments, the registry, results.json."""
+
+import dataclasses
+import errno
+import html
+import json
+import os
+import re
+import stat
+from pathlib import Path
+
+import pytest
+
+from conftest import BUILD_TIME, OUTPUT_NAMES, describe, invoke, pdf_supported, run_cli, snapshot, write_placeholder_output
+from reportgen import __version__, atomic
+from reportgen.claims import VERDICTS
+from reportgen.experiments import EXPERIMENTS
+from reportgen.experiments.base import PROFILES, Experiment
+from reportgen.sources import Source
+
+needs_pdf = pytest.mark.skipif(not pdf_supported(), reason="WeasyPrint (Pango) is not available")
+
+
+def stray_files(folder):
+    """Files under folder that are not finished outputs (temporary files of an atomic write)."""
+    return [p.name for p in Path(folder).iterdir() if p.name not in OUTPUT_NAMES]
+
+
+# --- reproducibility -------------------------------------------------------------------
+
+
+def test_same_seed_gives_identical_bytes(tmp_path, quick_build):
+    """A second --no-cache build in a fresh folder and a fresh interpreter is byte-identical."""
+    proc = run_cli(["build", "--profile", "quick", "--no-cache", "--format", "html", "-q"], tmp_path)
+    assert proc.returncode == 0, describe(proc)
+    assert f"ran {len(EXPERIMENTS)} of {len(EXPERIMENTS)}, 0 from cache" in proc.stdout
+    assert (tmp_path / "output" / "results.json").read_bytes() == quick_build.results_bytes
+    assert (tmp_path / "output" / "report.html").read_bytes() == quick_build.html_bytes
+
+
+def test_stdout_is_one_summary_line(quick_build):
+    """A build's stdout is exactly one summary line naming what it wrote; progress goes to stderr."""
+    lines = quick_build.result.stdout.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith(f"ran {len(EXPERIMENTS)} of {len(EXPERIMENTS)}, 0 from cache")
+    assert "results.json" in lines[0] and "report.html" in lines[0]
+    assert "variance" in quick_build.result.stderr
+
+
+def test_build_time_comes_from_source_date_epoch(quick_build):
+    """The HTML carries SOURCE_DATE_EPOCH's time, not the wall clock."""
+    assert f'content="{BUILD_TIME}"' in quick_build.html
+
+
+# --- results.json ----------------------------------------------------------------------
+
+
+def test_results_json_is_strict_json(quick_build):
+    """results.json has no NaN/Infinity literals (parses with a strict parser)."""
+
+    def refuse(name):
+        raise ValueError(f"non-standard JSON constant {name}")
+
+    json.loads(quick_build.results_bytes, parse_constant=refuse)
+
+
+def test_results_provenance(quick_build):
+    """Provenance: versions, device, seed, profile and build_time = SOURCE_DATE_EPOCH."""
+    info = quick_build.results["provenance"]
+    assert info["build_time"] == BUILD_TIME == "2023-11-14T22:13:20+00:00"
+    assert info["seed"] == 0
+    assert info["profile"] == "quick"
+    assert info["device"] in ("cpu", "cuda")
+    assert info["device_name"]
+    versions = info["versions"]
+    assert versions["reportgen"] == __version__
+    for package in ("python", "torch", "numpy", "matplotlib", "jinja2", "click", "weasyprint"):
+        assert versions[package] and versions[package] != "not installed", package
+    assert info["git_commit"] is None  # the build ran outside any git checkout
+
+
+def test_results_verdict_counts(quick_build):
+    """Verdict totals cover the fixed verdicts and sum to the number of checks."""
+    doc = quick_build.results
+    checks = [c for e in doc["experiments"].values() for c in e["checks"]]
+    assert list(doc["verdicts"]) == list(VERDICTS)
+    assert sum(doc["verdicts"].values()) == len(checks) > 0
+    for verdict in VERDICTS:
+        assert doc["verdicts"][verdict] == sum(c["verdict"] == verdict for c in checks)
+
+
+def test_results_every_check_complete(quick_build):
+    """Every check names quantity, source, documented, measured, a known verdict and its tolerance."""
+    for name, experiment in quick_build.results["experiments"].items():
+        assert experiment["status"] == "ok" and experiment["error"] is None, name
+        assert experiment["nonfinite"] == []
+        for check in experiment["checks"]:
+            assert set(check) >= {"quantity", "source", "documented", "measured", "verdict", "tolerance"}
+            assert check["verdict"] in {"confirmed", "contradicted", "unverifiable"}
+            for field in ("quantity", "source", "documented", "measured", "tolerance"):
+                assert isinstance(check[field], str) and check[field].strip(), (field, check)
+            assert re.match(r"^\d{3} §.+", check["source"]), check
+
+
+def test_results_match_report_tally(quick_build):
+    """The title page's verdict tally in the HTML equals results.json's counts."""
+    counts = quick_build.results["verdicts"]
+    n = sum(counts.values())
+    assert f"{n} checks:" in quick_build.html
+    for verdict in VERDICTS:
+        assert f'<span class="verdict {verdict}">{counts[verdict]} {verdict}</span>' in quick_build.html
+
+
+# --- registry walk ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", list(EXPERIMENTS))
+def test_registered_experiment_is_complete(name, quick_build):
+    """Each experiment has its metadata, params for every profile, callables, and a report section."""
+    e = EXPERIMENTS[name]
+    assert e.name == name and re.fullmatch(r"[a-z][a-z0-9_-]*", name)
+    assert e.title.strip() and e.summary.strip()
+    assert e.covers and all(isinstance(s, Source) for s in e.covers)
+    assert set(e.params) == {"quick", "standard", "full"} == set(PROFILES)
+    for profile in PROFILES:
+        assert dataclasses.is_dataclass(e.params[profile]), profile
+    assert callable(e.run) and callable(e.figures) and callable(e.tables)
+    assert f'<section id="{name}"' in quick_build.html
+    assert html.escape(e.title, quote=False) in quick_build.html
+    assert quick_build.results["experiments"][name]["title"] == e.title
+
+
+def test_html_sections_and_anchors(quick_build):
+    """The HTML has no failure box in a clean build, and every TOC link points at an id."""
+    page = quick_build.html
+    assert 'class="failure-box"' not in page
+    ids = set(re.findall(r'\bid="([^"]+)"', page))
+    links = re.findall(r'href="#([^"]+)"', page)
+    assert links and set(links) <= ids
+    assert len(re.findall(r"<figure\b", page)) >= 1
+    assert re.search(r'<img src="data:image/svg\+xml;base64,', page)
+
+
+# --- atomic writes ---------------------------------------------------------------------
+
+
+def test_write_atomic_bytes_and_text(tmp_path):
+    """write_atomic writes bytes and UTF-8 text, creating parent folders, leaving no temp files."""
+    target = tmp_path / "a" / "b" / "f.txt"
+    atomic.write_atomic(target, "√d_k\n")
+    assert target.read_bytes() == "√d_k\n".encode()
+    atomic.write_atomic(target, b"\x00\x01")
+    assert target.read_bytes() == b"\x00\x01"
+    assert os.listdir(target.parent) == ["f.txt"]
+
+
+def test_write_atomic_failure_keeps_old_file(tmp_path, monkeypatch):
+    """A write that fails half-way leaves the old file intact and no temp file."""
+    target = tmp_path / "f.bin"
+    target.write_bytes(b"old content")
+    real_fdopen = os.fdopen
+
+    class HalfWriter:
+        def __init__(self, f):
+            self.f = f
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.f.close()
+
+        def write(self, data):
+            self.f.write(data[: len(data) // 2])
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def __getattr__(self, name):
+            return getattr(self.f, name)
+
+    monkeypatch.setattr(atomic.os, "fdopen", lambda fd, mode: HalfWriter(real_fdopen(fd, mode)))
+    with pytest.raises(OSError):
+        atomic.write_atomic(target, b"new content that will not fit")
+    monkeypatch.undo()
+    assert target.read_bytes() == b"old content"
+    assert os.listdir(tmp_path) == ["f.bin"]
+
+
+def test_write_atomic_interrupted_rename(tmp_path, monkeypatch):
+    """Even KeyboardInterrupt at the rename removes the temp file and keeps the old one."""
+    target = tmp_path / "f.bin"
+    target.write_bytes(b"old")
+
+    def interrupted(src, dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(atomic.os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        atomic.write_atomic(target, b"new")
+    monkeypatch.undo()
+    assert target.read_bytes() == b"old"
+    assert os.listdir(tmp_path) == ["f.bin"]
+
+
+def test_write_if_changed(tmp_path):
+    """write_if_changed skips identical content (file untouched) and writes different content."""
+    target = tmp_path / "f"
+    assert atomic.write_if_changed(target, "one") is True
+    os.utime(target, ns=(1_000_000_000, 1_000_000_000))
+    assert atomic.write_if_changed(target, "one") is False
+    assert target.stat().st_mtime_ns == 1_000_000_000
+    assert atomic.write_if_changed(target, b"two") is True
+    assert target.read_bytes() == b"two"
+
+
+def test_write_atomic_respects_umask(tmp_path):
+    """A new file gets the permissions a plain open() would give it (0666 minus the umask)."""
+    umask = os.umask(0o022)
+    try:
+        atomic.write_atomic(tmp_path / "report.html", "<p>hi</p>")
+    finally:
+        os.umask(umask)
+    assert stat.S_IMODE((tmp_path / "report.html").stat().st_mode) == 0o644
+
+
+def _fail_when_writing(monkeypatch, magic):
+    """Make reportgen.atomic fail half-way through writing any file whose data starts with magic."""
+    real_os = atomic.os
+
+    class HalfWriter:
+        def __init__(self, f):
+            self.f = f
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.f.close()
+
+        def write(self, data):
+            if bytes(data).startswith(magic):
+                self.f.write(data[: len(data) // 2])
+                self.f.flush()
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return self.f.write(data)
+
+        def __getattr__(self, name):
+            return getattr(self.f, name)
+
+    class FailingOs:
+        def fdopen(self, fd, mode="r", *args, **kwargs):
+            return HalfWriter(real_os.fdopen(fd, mode, *args, **kwargs))
+
+        def __getattr__(self, name):
+            return getattr(real_os, name)
+
+    monkeypatch.setattr(atomic, "os", FailingOs())
+
+
+@pytest.mark.parametrize(
+    "magic, formats, failing",
+    [
+        (b"<!DOCTYPE", "html", "report.html"),  # the 2nd output file written
+        pytest.param(b"%PDF", "html,pdf", "report.pdf", marks=needs_pdf),
+    ],
+    ids=["html-write-fails", "pdf-write-fails"],
+)
+def test_interrupted_output_write(warm_dir, quick_build, monkeypatch, magic, formats, failing):
+    """An output write failing mid-file: build fails, that file keeps its old bytes, every file is whole, no temp files."""
+    before = write_placeholder_output(warm_dir)
+    _fail_when_writing(monkeypatch, magic)
+    result = invoke(["build", "--profile", "quick", "-q", "--format", formats], warm_dir)
+    assert result.exit_code == 1, describe(result)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and failing in lines[0], describe(result)  # one clean line naming the file
+    after = snapshot(warm_dir / "output")
+    assert stray_files(warm_dir / "output") == []
+    assert set(after) == set(before)
+    assert after[failing] == before[failing]
+    # Every other file is either the previous one or the complete new one.
+    assert after["results.json"] in (before["results.json"], quick_build.results_bytes)
+    assert after["report.html"] in (before["report.html"], quick_build.html_bytes)
+
+
+def test_unwritable_output_is_one_line(warm_dir):
+    """--output under a regular file: exit 1, one line naming the path, no traceback."""
+    (warm_dir / "blocker").write_text("a file, not a folder")
+    result = invoke(["build", "--profile", "quick", "-q", "--format", "html", "--output", "blocker/out"], warm_dir)
+    assert result.exit_code == 1, describe(result)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "blocker" in lines[0], describe(result)
+    assert (warm_dir / "blocker").read_text() == "a file, not a folder"
+
+
+@needs_pdf
+def test_pdf_rendering_failure_touches_nothing(warm_dir, monkeypatch):
+    """If rendering the PDF raises mid-build, no output file is replaced and no temp file is left."""
+    import weasyprint
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("PDF renderer crashed")
+
+    monkeypatch.setattr(weasyprint.HTML, "write_pdf", broken)
+    before = write_placeholder_output(warm_dir)
+    result = invoke(["build", "--profile", "quick", "-q"], warm_dir)
+    assert result.exit_code != 0, describe(result)
+    assert snapshot(warm_dir / "output") == before
+    assert stray_files(warm_dir / "output") == []
+
+
+# --- failing and non-finite experiments ------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class NoParams:
+    size: int = 1
+
+
+def _broken_run(params, seed, device, progress):
+    raise RuntimeError("deliberate failure in the broken experiment")
+
+
+def _nan_run(params, seed, device, progress):
+    return {"fine": 1.5, "bad": float("nan"), "rows": [0.0, float("inf")]}
+
+
+def fake_experiment(name, run):
+    return Experiment(
+        name=name,
+        title=f"Fake experiment {name}",
+        summary="A test double.",
+        covers=(Source("000", "Test section"),),
+        params={p: NoParams() for p in PROFILES},
+        run=run,
+        figures=lambda results: [],
+        tables=lambda results: [],
+    )
+
+
+@pytest.fixture
+def broken(monkeypatch):
+    """A registered experiment whose run raises, after the real ones."""
+    monkeypatch.setitem(EXPERIMENTS, "broken", fake_experiment("broken", _broken_run))
+    return "broken"
+
+
+def test_failing_experiment_is_isolated(warm_dir, broken, quick_build):
+    """A failing experiment: exit 1, other sections still reported, failure box, marked failed in results.json."""
+    result = invoke(["build", "--profile", "quick", "--format", "html"], warm_dir)
+    assert result.exit_code == 1, describe(result)
+    assert "FAILED: broken" in result.stdout
+    page = (warm_dir / "output" / "report.html").read_text(encoding="utf-8")
+    assert '<section id="variance"' in page
+    section = page.split('<section id="broken"', 1)[1].split("</section>", 1)[0]
+    assert 'class="failure-box"' in section
+    assert "deliberate failure in the broken experiment" in section
+    doc = json.loads((warm_dir / "output" / "results.json").read_text(encoding="utf-8"))
+    assert doc["experiments"]["broken"]["status"] == "failed"
+    assert "RuntimeError: deliberate failure" in doc["experiments"]["broken"]["error"]
+    assert doc["experiments"]["variance"]["status"] == "ok"
+    assert doc["experiments"]["variance"] == quick_build.results["experiments"]["variance"]
+    assert not list((warm_dir / ".reportgen-cache").glob("broken-*.json"))  # failures are not cached
+
+
+def test_fail_fast_writes_nothing(warm_dir, broken):
+    """--fail-fast: exit 1 with one line naming the experiment; output/ keeps its old bytes."""
+    before = write_placeholder_output(warm_dir)
+    result = invoke(["build", "--profile", "quick", "--fail-fast"], warm_dir)
+    assert result.exit_code == 1, describe(result)
+    lines = result.stderr.strip().splitlines()
+    assert lines and "broken" in lines[-1] and "fail-fast" in lines[-1]
+    assert "Traceback" not in result.output
+    assert snapshot(warm_dir / "output") == before
+
+
+def test_fail_fast_from_config_file(warm_dir, broken):
+    """fail-fast = true in pyproject.toml works like the flag: nothing written."""
+    (warm_dir / "pyproject.toml").write_text("[tool.reportgen]\nfail-fast = true\nprofile = 'quick'\n")
+    result = invoke(["build", "--format", "html"], warm_dir)
+    assert result.exit_code == 1, describe(result)
+    assert not (warm_dir / "output").exists()
+
+
+def test_run_command_reports_failure(tmp_path, broken):
+    """`run broken` exits 1 and prints the failure on stderr."""
+    result = invoke(["run", "broken", "--profile", "quick", "-q"], tmp_path)
+    assert result.exit_code == 1, describe(result)
+    assert "broken FAILED" in result.stderr
+
+
+def test_nonfinite_results_are_flagged(tmp_path, monkeypatch):
+    """NaN/inf results: named in the summary, shown in a box, stored as strings in strict JSON."""
+    monkeypatch.setitem(EXPERIMENTS, "nanny", fake_experiment("nanny", _nan_run))
+    result = invoke(["build", "--profile", "quick", "--only", "nanny", "--format", "html"], tmp_path)
+    assert "NaN/inf in: nanny" in result.stdout, describe(result)
+    doc = json.loads((tmp_path / "output" / "results.json").read_text(), parse_constant=lambda c: pytest.fail(c))
+    entry = doc["experiments"]["nanny"]
+    assert entry["results"] == {"fine": 1.5, "bad": "nan", "rows": [0.0, "inf"]}
+    assert entry["nonfinite"] == ["results.bad", "results.rows[1]"]
+    section = (tmp_path / "output" / "report.html").read_text().split('<section id="nanny"', 1)[1]
+    assert 'class="failure-box"' in section.split("</section>", 1)[0]

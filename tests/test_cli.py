@@ -1,0 +1,187 @@
+"""The command line: help, version, list, run, and clean one-line errors for bad input."""
+
+import pytest
+
+from conftest import describe, invoke, run_cli, snapshot, write_placeholder_output
+from reportgen import __version__
+from reportgen.experiments import EXPERIMENTS
+
+
+@pytest.mark.parametrize(
+    "command, expected",
+    [
+        ([], ["build", "list", "run"]),
+        (["build"], ["--profile", "--device", "--seed", "--config", "--no-cache", "--only", "--format", "--output", "--fail-fast"]),
+        (["list"], ["Usage:"]),
+        (["run"], ["NAME", "--profile", "--seed", "--no-cache"]),
+    ],
+    ids=["main", "build", "list", "run"],
+)
+def test_help(command, expected, tmp_path):
+    """Every command answers --help with exit 0 and names its options."""
+    result = invoke([*command, "--help"], tmp_path)
+    assert result.exit_code == 0, describe(result)
+    assert result.stdout.startswith("Usage:")
+    for word in expected:
+        assert word in result.stdout
+
+
+def test_short_help_flag(tmp_path):
+    """-h is the same as --help."""
+    assert invoke(["-h"], tmp_path).stdout == invoke(["--help"], tmp_path).stdout
+
+
+def test_version(tmp_path):
+    """--version prints the package version."""
+    result = invoke(["--version"], tmp_path)
+    assert result.exit_code == 0
+    assert result.stdout.strip() == f"reportgen, version {__version__}"
+
+
+def test_list_names_every_experiment(tmp_path):
+    """`list` shows each registered experiment with its summary and covered sections."""
+    result = invoke(["list"], tmp_path)
+    assert result.exit_code == 0, describe(result)
+    for name, experiment in EXPERIMENTS.items():
+        assert f"{name}\n" in result.stdout
+        assert experiment.summary in result.stdout
+        for source in experiment.covers:
+            assert str(source) in result.stdout
+    assert not (tmp_path / "output").exists()
+
+
+# (id, pyproject.toml [tool.reportgen] body or None, extra files, arguments, words the error must contain)
+BAD_INPUTS = [
+    ("unknown-key", 'profil = "quick"\n', {}, [], ["profil", "did you mean 'profile'"]),
+    ("unknown-key-dashed", "fail-fsat = true\n", {}, ["--profile", "quick"], ["fail-fsat", "did you mean 'fail_fast'"]),
+    ("seed-wrong-type", 'seed = "abc"\n', {}, ["--profile", "quick"], ["seed", "abc"]),
+    ("seed-bool", "seed = true\n", {}, ["--profile", "quick"], ["seed", "True"]),
+    ("seed-out-of-range-file", "seed = -1\n", {}, ["--profile", "quick"], ["seed", "-1"]),
+    ("seed-out-of-range-flag", None, {}, ["--profile", "quick", "--seed", "-1"], ["seed", "-1"]),
+    ("seed-too-large", None, {}, ["--profile", "quick", "--seed", str(2**63)], ["seed", str(2**63)]),
+    ("unknown-profile", None, {}, ["--profile", "fast"], ["profile", "fast"]),
+    ("profile-typo-hint", None, {}, ["--profile", "quik"], ["quik", "did you mean 'quick'"]),
+    ("profile-wrong-type", "profile = 3\n", {}, [], ["profile", "string"]),
+    ("unknown-experiment", None, {}, ["--profile", "quick", "--only", "nope"], ["experiment", "nope"]),
+    ("unknown-experiment-hint", None, {}, ["--profile", "quick", "--only", "varience"], ["varience", "did you mean 'variance'"]),
+    ("unknown-format", None, {}, ["--profile", "quick", "--format", "docx"], ["format", "docx"]),
+    ("empty-format", None, {}, ["--profile", "quick", "--format", ","], ["format"]),
+    ("unknown-device", None, {}, ["--profile", "quick", "--device", "tpu"], ["device", "tpu"]),
+    ("bad-toml", None, {"bad.toml": "seed = = 3\n[[[\n"}, ["--profile", "quick", "--config", "bad.toml"], ["bad.toml", "TOML"]),
+    ("config-unknown-key", None, {"cfg.toml": "seeed = 3\n"}, ["--profile", "quick", "--config", "cfg.toml"], ["seeed", "did you mean 'seed'"]),
+]
+
+
+def _bad_input_case(tmp_path, table, files):
+    if table is not None:
+        (tmp_path / "pyproject.toml").write_text(f"[project]\nname = 'x'\n\n[tool.reportgen]\n{table}", encoding="utf-8")
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    return write_placeholder_output(tmp_path)
+
+
+@pytest.mark.parametrize("case_id, table, files, args, words", BAD_INPUTS, ids=[c[0] for c in BAD_INPUTS])
+def test_bad_input_is_one_line_exit_2(case_id, table, files, args, words, tmp_path):
+    """Bad input: exit 2, one line on stderr naming the problem, output/ untouched, nothing run."""
+    before = _bad_input_case(tmp_path, table, files)
+    result = invoke(["build", *args], tmp_path)
+    assert result.exit_code == 2, describe(result)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, describe(result)
+    for word in words:
+        assert word in lines[0], describe(result)
+    assert "Traceback" not in result.output
+    assert snapshot(tmp_path / "output") == before
+    assert not (tmp_path / ".reportgen-cache").exists()
+    assert not (tmp_path / "figures").exists()
+
+
+def test_several_problems_are_all_reported(tmp_path):
+    """Two bad keys in the file: both named, one line each, still exit 2."""
+    before = _bad_input_case(tmp_path, 'profil = "quick"\nseed = "abc"\n', {})
+    result = invoke(["build"], tmp_path)
+    assert result.exit_code == 2, describe(result)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 2
+    assert "profil" in lines[0] and "seed" in lines[1]
+    assert snapshot(tmp_path / "output") == before
+
+
+def test_device_cuda_without_gpu(tmp_path):
+    """--device cuda on a machine without CUDA: exit 2, one line, output/ untouched."""
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a CUDA device")
+    before = write_placeholder_output(tmp_path)
+    result = invoke(["build", "--profile", "quick", "--device", "cuda"], tmp_path)
+    assert result.exit_code == 2, describe(result)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cuda" in lines[0].lower(), describe(result)
+    assert snapshot(tmp_path / "output") == before
+    assert not (tmp_path / ".reportgen-cache").exists()
+
+
+def test_run_unknown_experiment(tmp_path):
+    """`run nope` is bad input too: exit 2, one line naming it."""
+    result = invoke(["run", "nope", "--profile", "quick"], tmp_path)
+    assert result.exit_code == 2, describe(result)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "nope" in lines[0]
+
+
+def test_config_file_must_exist(tmp_path):
+    """--config with a missing file is a usage error (exit 2) naming the path."""
+    result = invoke(["build", "--profile", "quick", "--config", "missing.toml"], tmp_path)
+    assert result.exit_code == 2
+    assert "missing.toml" in result.stderr
+
+
+def test_non_integer_seed_flag(tmp_path):
+    """--seed abc is rejected by the option parser with exit 2."""
+    result = invoke(["build", "--profile", "quick", "--seed", "abc"], tmp_path)
+    assert result.exit_code == 2
+    assert "--seed" in result.stderr
+    assert not (tmp_path / "output").exists()
+
+
+def test_bad_input_in_a_real_process(tmp_path):
+    """In a real interpreter: exit status 2, a single 'Error:' line, no traceback."""
+    before = write_placeholder_output(tmp_path)
+    proc = run_cli(["build", "--profile", "fast"], tmp_path)
+    assert proc.returncode == 2, describe(proc)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error:") and "fast" in lines[0], describe(proc)
+    assert proc.stdout == ""
+    assert snapshot(tmp_path / "output") == before
+
+
+def test_run_prints_tables(warm_dir):
+    """`run variance` prints its tables (with verdicts) and writes no report."""
+    result = invoke(["run", "variance", "--profile", "quick", "-q"], warm_dir)
+    assert result.exit_code == 0, describe(result)
+    assert "confirmed" in result.stdout
+    assert "contradicted" in result.stdout
+    assert not (warm_dir / "output").exists()
+
+
+def test_tool_reportgen_not_a_table(tmp_path):
+    """pyproject.toml whose tool.reportgen is a string: exit 2 with one line, not a traceback."""
+    (tmp_path / "pyproject.toml").write_text('[tool]\nreportgen = "quick"\n', encoding="utf-8")
+    before = write_placeholder_output(tmp_path)
+    result = invoke(["build", "--profile", "quick"], tmp_path)
+    assert snapshot(tmp_path / "output") == before
+    assert result.exit_code == 2, describe(result)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "reportgen" in lines[0], describe(result)
+
+
+def test_config_file_with_scalar_tool_key(tmp_path):
+    """A --config file whose top-level `tool` is not a table: exit 2 with one line, not a traceback."""
+    (tmp_path / "cfg.toml").write_text("tool = 3\n", encoding="utf-8")
+    before = write_placeholder_output(tmp_path)
+    result = invoke(["build", "--profile", "quick", "--config", "cfg.toml"], tmp_path)
+    assert snapshot(tmp_path / "output") == before
+    assert result.exit_code == 2, describe(result)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "tool" in lines[0], describe(result)
