@@ -5,46 +5,44 @@ import importlib
 import inspect
 import json
 import sys
+from importlib import metadata
 from pathlib import Path
 
 from reportgen.atomic import write_atomic
 
-# Modules whose code shapes every experiment's numbers besides the experiment's own.
-SHARED_MODULES = ("reportgen.sampling", "reportgen.stats")
+# Modules whose code shapes every experiment's numbers besides the experiment's own
+# (read as files: importing sampling would import torch, which a cached build never needs).
+SHARED_MODULES = ("sampling.py", "stats.py")
 
 
 def key(experiment, params, seed, device_kind):
     """Hash of the experiment's source, its parameters, the seed, the device and library versions."""
-    import numpy
-    import torch
-
     module = sys.modules[experiment.run.__module__]
-    sources = [inspect.getsource(module)] + [
-        inspect.getsource(importlib.import_module(m)) for m in SHARED_MODULES
-    ]
+    root = Path(__file__).parent
+    sources = [inspect.getsource(module)] + [(root / name).read_text() for name in SHARED_MODULES]
     material = {
         "experiment": experiment.name,
         "source": hashlib.sha256("\n".join(sources).encode()).hexdigest(),
         "params": repr(params),
         "seed": seed,
         "device": device_kind,
-        "torch": torch.__version__,
-        "numpy": numpy.__version__,
+        "torch": metadata.version("torch"),  # without importing torch: a cached build never needs it
+        "numpy": metadata.version("numpy"),
     }
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()[:32]
 
 
-def figures_key(results):
-    """Hash of the results and of all code and style that draws figures from them."""
-    import matplotlib
-
+def figures_key(experiment, results):
+    """Hash of the results and of the code and style that draw the experiment's figures."""
     root = Path(__file__).parent
-    files = sorted(root.glob("experiments/*.py")) + [root / "figures.py"]
+    module = Path(sys.modules[experiment.run.__module__].__file__)
+    family = sorted(module.parent.glob(f"{module.stem}*.py"))  # variance.py, variance_report.py, …
+    files = family + [root / "experiments" / "base.py", root / "figures.py"]
     style = Path(importlib.import_module("reportgen.templates").__file__).parent / "report.mplstyle"
     digest = hashlib.sha256(json.dumps(results, sort_keys=True).encode())
     for path in files + [style]:
         digest.update(path.read_bytes())
-    digest.update(matplotlib.__version__.encode())
+    digest.update(metadata.version("matplotlib").encode())
     return digest.hexdigest()[:32]
 
 

@@ -13,6 +13,7 @@ from reportgen.atomic import write_if_changed
 from reportgen.errors import ConfigError, ReportgenError
 from reportgen.experiments import EXPERIMENTS
 from reportgen.experiments.base import Figure
+from reportgen.provenance import build_time
 
 
 class BuildFailed(ReportgenError):
@@ -31,17 +32,26 @@ class Outcome:
     tables: list = field(default_factory=list)
     figures: list = field(default_factory=list)  # (Figure, svg bytes)
     nonfinite: list = field(default_factory=list)  # result paths holding NaN or inf
+    computed_at: str = None  # UTC time the results were computed (now, or when cached)
 
     @property
     def checks(self):
         return [c for t in self.tables for c in t.checks]
 
 
+def gpu_driver_present():
+    """Whether an NVIDIA or ROCm kernel driver is loaded: without one torch can see no GPU."""
+    return any(Path(p).exists() for p in ("/proc/driver/nvidia", "/dev/nvidiactl", "/dev/kfd"))
+
+
 def resolve_device(choice):
     """'cpu' or 'cuda' for the --device choice; cuda without a GPU is bad input."""
-    import torch
+    if gpu_driver_present():
+        import torch
 
-    available = torch.cuda.is_available()
+        available = torch.cuda.is_available()
+    else:
+        available = False  # skips importing torch (a second) when every result is cached
     if choice == "cuda" and not available:
         raise ConfigError(
             "--device cuda: torch sees no CUDA device on this machine; use --device auto or --device cpu"
@@ -79,15 +89,18 @@ def run_one(experiment, config, device, progress):
     start = time.perf_counter()
     try:
         digest = cache.key(experiment, params, config.seed, device)
-        results = cache.load(config.cache_dir, experiment.name, digest) if config.cache else None
-        outcome.from_cache = results is not None
-        if results is None:
+        entry = cache.load(config.cache_dir, experiment.name, digest) if config.cache else None
+        if not (isinstance(entry, dict) and {"computed_at", "results"} <= entry.keys()):
+            entry = None
+        outcome.from_cache = entry is not None
+        if entry is None:
             results = experiment.run(params, config.seed, device, progress)
             # A JSON round trip makes fresh results identical to cached ones.
-            results = json.loads(json.dumps(results))
-            cache.store(config.cache_dir, experiment.name, digest, results)
-        outcome.results = results
-        outcome.nonfinite = nonfinite_paths(results)
+            entry = {"computed_at": build_time().isoformat(), "results": json.loads(json.dumps(results))}
+            cache.store(config.cache_dir, experiment.name, digest, entry)
+        outcome.results = entry["results"]
+        outcome.computed_at = entry["computed_at"]
+        outcome.nonfinite = nonfinite_paths(outcome.results)
     except Exception as exc:  # one experiment's failure must not stop the others
         outcome.error = _short_traceback(exc)
     outcome.seconds = time.perf_counter() - start
@@ -98,7 +111,7 @@ def draw_figures(experiment, results, config):
     """(Figure without its matplotlib object, svg, png) for each figure, from the cache when drawn before."""
     from reportgen.figures import render
 
-    digest = cache.figures_key(results)
+    digest = cache.figures_key(experiment, results)
     name = f"{experiment.name}.figures"
     entry = cache.load(config.cache_dir, name, digest) if config.cache else None
     if entry is None:
@@ -161,7 +174,12 @@ def build(config, progress):
     device, outcomes = run_all(config, progress)
     timings["experiments"] = time.perf_counter() - start
 
-    info = provenance.collect(config, device, provenance.build_time())
+    # The report is dated by its newest result (or SOURCE_DATE_EPOCH), so a rebuild with
+    # nothing changed is byte-identical and its PDF can come from the render cache.
+    computed = [o.computed_at for o in outcomes if o.computed_at]
+    epoch = provenance.source_date_epoch()
+    when = epoch.isoformat() if epoch else max(computed, default=build_time().isoformat())
+    info = provenance.collect(config, device, when)
     written = report.write(outcomes, info, config, timings)
 
     failed = [o.experiment.name for o in outcomes if o.error]

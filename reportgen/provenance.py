@@ -9,13 +9,17 @@ from importlib import metadata
 PACKAGES = ("reportgen", "torch", "numpy", "matplotlib", "jinja2", "click", "weasyprint", "ziamath")
 
 
+def source_date_epoch():
+    """SOURCE_DATE_EPOCH as a UTC datetime, or None when unset (reproducible-builds.org)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if not epoch.isdigit():
+        return None
+    return datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc)
+
+
 def build_time():
-    """UTC time of the build: SOURCE_DATE_EPOCH when set, for reproducible output."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    if epoch is not None and epoch.strip().isdigit():
-        moment = datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc)
-    else:
-        moment = datetime.datetime.now(datetime.timezone.utc)
+    """UTC time stamp for new results: SOURCE_DATE_EPOCH when set, else now."""
+    moment = source_date_epoch() or datetime.datetime.now(datetime.timezone.utc)
     return moment.replace(microsecond=0)
 
 
@@ -46,9 +50,9 @@ def versions():
 
 def device_name(device):
     """A human name for the torch device the experiments ran on."""
-    import torch
-
     if device == "cuda":
+        import torch
+
         return f"CUDA: {torch.cuda.get_device_name(0)}"
     cpu = platform.processor() or platform.machine()
     try:
@@ -59,12 +63,13 @@ def device_name(device):
                     break
     except OSError:
         pass
-    return f"CPU: {cpu}, {torch.get_num_threads()} torch threads"
+    return f"CPU: {cpu}, {os.cpu_count()} cores"
 
 
 def collect(config, device, when):
+    """Provenance of a build whose newest result was computed at `when` (ISO 8601, UTC)."""
     return {
-        "build_time": when.isoformat(),
+        "build_time": when,
         "profile": config.profile,
         "seed": config.seed,
         "device": device,

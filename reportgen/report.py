@@ -154,6 +154,21 @@ def render_pdf(html, results_json, info):
     return document.write_pdf(attachments=[attachment], pdf_identifier=identifier)
 
 
+def cached_pdf(html, results_json, info, config):
+    """The PDF of exactly this HTML and JSON: rendered once, then reused from the cache."""
+    import hashlib
+
+    digest = hashlib.sha256(html.encode() + results_json).hexdigest()[:32]
+    path = Path(config.cache_dir) / f"report-{digest}.pdf"
+    if config.cache and path.is_file():
+        return path.read_bytes()
+    pdf = render_pdf(html, results_json, info)
+    for old in Path(config.cache_dir).glob("report-*.pdf"):
+        old.unlink(missing_ok=True)
+    write_atomic(path, pdf)
+    return pdf
+
+
 def write(outcomes, info, config, timings):
     """Render everything in memory, then replace the outputs one atomic rename each."""
     out = Path(config.output)
@@ -167,7 +182,7 @@ def write(outcomes, info, config, timings):
             files[out / "report.html"] = html
         if "pdf" in config.format:
             stage = time.perf_counter()
-            files[out / "report.pdf"] = render_pdf(html, results_json.encode(), info)
+            files[out / "report.pdf"] = cached_pdf(html, results_json.encode(), info, config)
             timings["pdf"] = time.perf_counter() - stage
     for path, data in files.items():
         try:
