@@ -1,7 +1,8 @@
 """Documented value beside measured value, and the rules that give a verdict."""
 
 import math
-from dataclasses import asdict, dataclass
+import re
+from dataclasses import asdict, dataclass, replace
 from decimal import Decimal
 
 from reportgen.sources import Source
@@ -22,11 +23,32 @@ class Check:
     measured: str  # formatted measurement, with its interval where Monte-Carlo
     verdict: str
     tolerance: str  # the rule applied, with its numbers
+    rule: str = ""  # exact | interval | threshold | none: which verdict rule gave the verdict
+    id: str = ""  # stable claim id "<experiment>.<table>.<quantity>", given by the pipeline
 
     def to_json(self):
         out = asdict(self)
         out["source"] = str(self.source)
         return out
+
+
+def claim_id(experiment, table_slug, quantity):
+    """Stable, readable id of a check: experiment, table and the quantity in ASCII."""
+    words = re.sub(r"[^0-9a-zA-Z]+", "-", quantity).strip("-").lower()
+    return f"{experiment}.{table_slug}.{words}"
+
+
+def with_ids(experiment, tables):
+    """The tables with every check's id filled in; repeats within a table get -2, -3, …"""
+    out = []
+    for table in tables:
+        seen, checks = {}, []
+        for check in table.checks:
+            base = claim_id(experiment, table.slug, check.quantity)
+            seen[base] = seen.get(base, 0) + 1
+            checks.append(replace(check, id=base if seen[base] == 1 else f"{base}-{seen[base]}"))
+        out.append(replace(table, checks=tuple(checks)))
+    return out
 
 
 def fmt(x, digits=2):
@@ -60,6 +82,7 @@ def check_exact(quantity, source, documented, value):
         fmt(value, max(digits + 2, 2)),
         CONFIRMED if ok else CONTRADICTED,
         f"exact arithmetic, compared at the printed {digits} decimal place(s): {rounded}",
+        "exact",
     )
 
 
@@ -81,17 +104,18 @@ def check_within(quantity, source, documented, measured, interval, tolerance, di
         measured,
         verdict,
         f"{tolerance}: {fmt_interval(lo, hi, digits)}",
+        "interval",
     )
 
 
 def check_threshold(quantity, source, documented, measured, holds, rule):
     """A qualitative statement judged from a named measurement and threshold."""
-    return Check(quantity, source, documented, measured, CONFIRMED if holds else CONTRADICTED, rule)
+    return Check(quantity, source, documented, measured, CONFIRMED if holds else CONTRADICTED, rule, "threshold")
 
 
 def unverifiable(quantity, source, documented, reason):
     """Nothing to compute from: say why."""
-    return Check(quantity, source, documented, "—", UNVERIFIABLE, reason)
+    return Check(quantity, source, documented, "—", UNVERIFIABLE, reason, "none")
 
 
 def verdict_counts(checks):

@@ -104,3 +104,39 @@ def run(name, config_file, **flags):
     print_tables(outcomes)
     if any(o.error for o in outcomes):
         raise click.exceptions.Exit(1)
+
+
+@main.command()
+@selection_options
+@click.option("--only", type=str, help="Comma-separated experiment names (see 'reportgen list').")
+@click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON instead of a table.")
+@click.option("--seeds", type=click.IntRange(1, 100), default=1, show_default=True,
+              help="Repeat the run under this many consecutive seeds; verdicts that flip are 'unstable'.")
+@click.option("--record", is_flag=True, help="Make this run's verdicts the registry's expected ones (maintainers).")
+@guarded
+def check(config_file, as_json, seeds, record, **flags):
+    """Run the claim checks (no rendering) and compare each verdict with the registry.
+
+    Exit 0 when every verdict equals the one recorded as expected, 1 when any changed,
+    is new or is missing, so a nightly run catches a library or code change that flips a result.
+    """
+    import json
+
+    from reportgen import factcheck
+    from reportgen.progress import Progress
+    from reportgen.terminal import check_lines
+
+    config = load_config(config_file, **flags)
+    rows, failed = factcheck.compare(config, Progress(config.quiet or as_json), seeds)
+    if record:
+        n = factcheck.record(rows, config.profile)
+        click.echo(f"recorded {n} claims for profile {config.profile} in reportgen/registry/")
+        return
+    if as_json:
+        payload = {"rows": [r.to_json() for r in rows], "failed": failed, "profile": config.profile,
+                   "seeds": [config.seed + i for i in range(seeds)]}
+        click.echo(json.dumps(payload, indent=1, ensure_ascii=False))
+    else:
+        for line in check_lines(rows, failed):
+            click.echo(line)
+    raise click.exceptions.Exit(factcheck.exit_status(rows, failed))

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from reportgen import cache
 from reportgen.atomic import write_if_changed
+from reportgen.claims import with_ids
 from reportgen.errors import ConfigError, ReportgenError
 from reportgen.experiments import EXPERIMENTS
 from reportgen.experiments.base import Figure
@@ -132,7 +133,7 @@ def present(outcome, config, draw=True):
     if outcome.results is None:
         return
     try:
-        outcome.tables = list(outcome.experiment.tables(outcome.results))
+        outcome.tables = with_ids(outcome.experiment.name, outcome.experiment.tables(outcome.results))
         if draw:
             folder = Path(config.figures) / outcome.experiment.name
             for fig, svg, png in draw_figures(outcome.experiment, outcome.results, config):

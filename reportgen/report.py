@@ -7,7 +7,7 @@ import time
 from importlib import resources
 from pathlib import Path
 
-from reportgen import claims
+from reportgen import claims, registry
 from reportgen.atomic import write_atomic
 from reportgen.errors import ReportgenError
 from reportgen.sources import DOCUMENTS
@@ -92,6 +92,15 @@ def context(outcomes, info):
             }
         )
     all_checks = [c for o in outcomes for c in o.checks]
+    statements = {claim_id: e["statement"] for claim_id, e in registry.load().items()}
+    summary = {doc: [] for doc in DOCUMENTS}
+    for section in sections:
+        for part in section["parts"]:
+            for item in part["tables"]:
+                for c in item["table"].checks:
+                    summary[c.source.doc].append(
+                        {"check": c, "statement": statements.get(c.id, c.quantity), "table": item["number"]}
+                    )
     per_document = []
     for doc, title in DOCUMENTS.items():
         mine = [c for c in all_checks if c.source.doc == doc]
@@ -103,6 +112,7 @@ def context(outcomes, info):
         "totals": claims.verdict_counts(all_checks),
         "n_checks": len(all_checks),
         "per_document": per_document,
+        "summary": summary,
         "verdicts": claims.VERDICTS,
         "failed": [o.experiment.name for o in outcomes if o.error],
     }

@@ -35,3 +35,34 @@ def print_tables(outcomes):
                         line = line.rstrip()[: -len(verdict)] + click.style(verdict, fg=colour)
                 click.echo(line)
             click.echo()
+
+
+def check_lines(rows, failed):
+    """The fact-check as terminal lines: one per claim, then counts per document."""
+    lines, counts = [], {}
+    for r in rows:
+        mark = {"same": " ", "CHANGED": "!", "NEW": "+", "MISSING": "-"}[r.status]
+        flag = " UNSTABLE across seeds " + "/".join(r.seed_verdicts) if r.unstable else ""
+        verdict = click.style(r.verdict, fg=COLOURS.get(r.verdict)) if r.verdict in COLOURS else r.verdict
+        lines.append(
+            f"{mark} {r.doc} §{r.section} | {r.statement} | documented {r.documented} | "
+            f"measured {r.measured} | {verdict}"
+            + ("" if r.status == "same" else f" ({r.status}, expected {r.expected})")
+            + flag
+        )
+        if r.status != "MISSING":
+            counts.setdefault(r.doc, {}).setdefault(r.verdict, 0)
+            counts[r.doc][r.verdict] += 1
+    lines.append("")
+    for doc, c in sorted(counts.items()):
+        lines.append(f"{doc}: " + ", ".join(f"{n} {v}" for v, n in sorted(c.items())))
+    status = {}
+    for r in rows:
+        status[r.status] = status.get(r.status, 0) + 1
+    unstable = sum(r.unstable for r in rows)
+    lines.append(
+        f"{len(rows)} claims: " + ", ".join(f"{n} {s}" for s, n in sorted(status.items()))
+        + f", {unstable} unstable across seeds"
+        + (f"; FAILED experiments: {', '.join(failed)}" if failed else "")
+    )
+    return lines

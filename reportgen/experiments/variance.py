@@ -68,17 +68,18 @@ class VarianceParams:
 
 
 POW2 = tuple(2**i for i in range(13))  # 1 … 4096
+# (d_model, d_k): a single head, BERT-base/GPT-2 small heads, BERT-large, GPT-3-like heads.
+# The same in every profile, so every profile checks the same claims.
+INIT_PAIRS = ((64, 64), (512, 64), (768, 64), (1024, 128))
 PARAMS = {
-    "quick": VarianceParams(POW2, 4_000, 10, 60, ((64, 64), (512, 64)), 4, 512, 400),
-    "standard": VarianceParams(
-        POW2, 20_000, 20, 100, ((64, 64), (512, 64), (768, 64), (1024, 128)), 6, 1024, 2000
-    ),
+    "quick": VarianceParams(POW2, 4_000, 10, 60, INIT_PAIRS, 4, 512, 400),
+    "standard": VarianceParams(POW2, 20_000, 20, 100, INIT_PAIRS, 6, 1024, 2000),
     "full": VarianceParams(
         tuple(2**i for i in range(15)),
         1_000_000,
         50,
         2000,
-        ((64, 64), (512, 64), (768, 64), (1024, 128), (4096, 128), (12288, 128)),
+        INIT_PAIRS,
         32,
         8192,
         20000,
