@@ -301,6 +301,8 @@ def test_pdf_rendering_failure_touches_nothing(warm_dir, monkeypatch):
 
     monkeypatch.setattr(weasyprint.HTML, "write_pdf", broken)
     before = write_placeholder_output(warm_dir)
+    for pdf in (warm_dir / ".reportgen-cache").glob("report-*.pdf"):
+        pdf.unlink()  # the render cache would otherwise serve the PDF without rendering
     result = invoke(["build", "--profile", "quick", "-q"], warm_dir)
     assert result.exit_code != 0, describe(result)
     assert snapshot(warm_dir / "output") == before
