@@ -5,6 +5,7 @@ import functools
 import click
 
 from reportgen import __version__
+from reportgen.diff_command import diff
 from reportgen.errors import ReportgenError
 
 
@@ -140,3 +141,6 @@ def check(config_file, as_json, seeds, record, **flags):
         for line in check_lines(rows, failed):
             click.echo(line)
     raise click.exceptions.Exit(factcheck.exit_status(rows, failed))
+
+
+main.add_command(diff)

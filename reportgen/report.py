@@ -160,6 +160,10 @@ def render_pdf(html, results_json, info):
         modified=when,
     )
     identifier = hashlib.sha256(html.encode() + results_json).hexdigest()[:32].encode()
+    # Paged-media rules go in at author level, after the page's own styles, for WeasyPrint
+    # only: report.html keeps CSS that browsers and the Nu checker know.
+    print_css = (resources.files("reportgen.templates") / "print.css").read_text(encoding="utf-8")
+    html = html.replace("</head>", f"<style>\n{print_css}</style>\n</head>", 1)
     document = weasyprint.HTML(string=html, url_fetcher=fetcher, base_url=".")
     return document.write_pdf(attachments=[attachment], pdf_identifier=identifier)
 
