@@ -70,16 +70,31 @@ def printed_digits(text):
     return max(0, -exponent)
 
 
-def check_exact(quantity, source, documented, value):
-    """Exact arithmetic: confirmed when equal at the document's printed precision."""
+def shown(value, digits):
+    """The value with enough decimals that rounding what is shown agrees with rounding the value."""
+    target = fmt(value, digits)
+    for extra in range(2, 9):
+        text = fmt(value, digits + extra)
+        if fmt(float(text.replace(" ", "")), digits) == target:
+            return text
+    return text
+
+
+def check_exact(quantity, source, documented, value, note=""):
+    """Exact arithmetic: confirmed when equal at the document's printed precision.
+
+    The measured value shows enough decimals to see how it rounds (0.946499, not 0.94650);
+    `note` says which convention or route produced it, when that matters.
+    """
     digits = printed_digits(documented)
     rounded = fmt(value, digits).replace(" ", "")
     ok = Decimal(rounded) == Decimal(documented)
+    measured = shown(value, digits)
     return Check(
         quantity,
         source,
         documented,
-        fmt(value, max(digits + 2, 2)),
+        f"{measured} ({note})" if note else measured,
         CONFIRMED if ok else CONTRADICTED,
         f"exact arithmetic, compared at the printed {digits} decimal place(s): {rounded}",
         "exact",

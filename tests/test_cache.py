@@ -48,7 +48,7 @@ def test_planted_entry_is_used(warm_dir):
     """The cache is really read: a valid entry with other numbers shows up in results.json."""
     (entry,) = result_entries(warm_dir)
     data = json.loads(entry.read_text())
-    data["results"]["sweep"][0]["var"] = 123.25
+    data["results"]["results"]["sweep"][0]["var"] = 123.25  # entry: {computed_at, results}
     entry.write_text(json.dumps(data))
     result = invoke(QUICK_HTML, warm_dir)
     assert "ran 0 of 1, 1 from cache" in result.stdout, describe(result)

@@ -1,8 +1,11 @@
 """The registry of experiment families, in report order."""
 
-from reportgen.experiments import variance
+from reportgen.experiments import saturation, temperature, variance, worked
 
-EXPERIMENTS = {experiment.name: experiment for experiment in (variance.EXPERIMENT,)}
+EXPERIMENTS = {
+    experiment.name: experiment
+    for experiment in (variance.EXPERIMENT, saturation.EXPERIMENT, temperature.EXPERIMENT, worked.EXPERIMENT)
+}
 
 
 def describe():
