@@ -1,10 +1,17 @@
 """The registry of experiment families, in report order."""
 
-from reportgen.experiments import saturation, temperature, variance, worked
+from reportgen.experiments import gradients, saturation, temperature, training, variance, worked
 
 EXPERIMENTS = {
     experiment.name: experiment
-    for experiment in (variance.EXPERIMENT, saturation.EXPERIMENT, temperature.EXPERIMENT, worked.EXPERIMENT)
+    for experiment in (
+        variance.EXPERIMENT,
+        saturation.EXPERIMENT,
+        temperature.EXPERIMENT,
+        worked.EXPERIMENT,
+        gradients.EXPERIMENT,
+        training.EXPERIMENT,
+    )
 }
 
 
