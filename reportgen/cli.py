@@ -37,6 +37,7 @@ def selection_options(func):
         click.option("--profile", type=str, help="quick (tests, CI smoke), standard (default) or full (10-100x larger, for a GPU)."),
         click.option("--device", type=str, help="auto (CUDA when present, else CPU), cpu or cuda."),
         click.option("--seed", type=int, help="Run seed (default 0); same seed, profile and device give the same numbers."),
+        click.option("--threads", type=int, help="torch CPU threads (default 1: no OpenMP spin contention on small shared machines)."),
         click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False),
                      help="TOML file with a [tool.reportgen] table (default: ./pyproject.toml)."),
         click.option("--no-cache", "no_cache", is_flag=True, default=None, help="Recompute every experiment (refreshes the cache)."),

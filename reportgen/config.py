@@ -23,6 +23,7 @@ class BuildConfig:
     figures: str = "figures"  # folder for the figures, one sub-folder per experiment
     cache_dir: str = ".reportgen-cache"  # results cache, keyed on code, config, seed, device
     seed: int = 0  # the run seed; every sub-experiment derives its own stream from it
+    threads: int = 1  # torch CPU threads; 1 avoids OpenMP spin contention on shared small machines
     cache: bool = True  # false: recompute everything (and refresh the cache)
     fail_fast: bool = False  # stop at the first failing experiment
     quiet: bool = False  # no progress output, only errors and the summary line
@@ -65,6 +66,12 @@ def _check(key, value, experiments):
         if key == "format" and not names:
             raise ValueError("expected at least one of html, pdf")
         return tuple(dict.fromkeys(names))
+    if key == "threads":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"expected an integer, got {value!r}")
+        if not 1 <= value <= 256:
+            raise ValueError(f"{value} is out of range 1 … 256")
+        return value
     if key == "seed":
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError(f"expected an integer, got {value!r}")

@@ -1,6 +1,5 @@
 """config → run (or cache) → results → checks → figures → HTML → PDF."""
 
-import base64
 import json
 import math
 import time
@@ -9,11 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reportgen import cache
-from reportgen.atomic import write_if_changed
 from reportgen.claims import with_ids
 from reportgen.errors import ConfigError, ReportgenError
 from reportgen.experiments import EXPERIMENTS
-from reportgen.experiments.base import Figure
 from reportgen.provenance import build_time
 
 
@@ -78,7 +75,7 @@ def nonfinite_paths(value, path="results"):
     return []
 
 
-def _short_traceback(exc):
+def short_traceback(exc):
     lines = traceback.format_exception(exc)
     return "".join(lines[-6:]).strip()
 
@@ -89,12 +86,16 @@ def run_one(experiment, config, device, progress):
     params = experiment.params[config.profile]
     start = time.perf_counter()
     try:
-        digest = cache.key(experiment, params, config.seed, device)
+        # Thread count can change float reduction order, so it is part of the key.
+        digest = cache.key(experiment, params, config.seed, f"{device}/{config.threads}")
         entry = cache.load(config.cache_dir, experiment.name, digest) if config.cache else None
         if not (isinstance(entry, dict) and {"computed_at", "results"} <= entry.keys()):
             entry = None
         outcome.from_cache = entry is not None
         if entry is None:
+            import torch
+
+            torch.set_num_threads(config.threads)
             results = experiment.run(params, config.seed, device, progress)
             # A JSON round trip makes fresh results identical to cached ones.
             entry = {"computed_at": build_time().isoformat(), "results": json.loads(json.dumps(results))}
@@ -103,65 +104,53 @@ def run_one(experiment, config, device, progress):
         outcome.computed_at = entry["computed_at"]
         outcome.nonfinite = nonfinite_paths(outcome.results)
     except Exception as exc:  # one experiment's failure must not stop the others
-        outcome.error = _short_traceback(exc)
+        outcome.error = short_traceback(exc)
     outcome.seconds = time.perf_counter() - start
     return outcome
 
 
-def draw_figures(experiment, results, config):
-    """(Figure without its matplotlib object, svg, png) for each figure, from the cache when drawn before."""
-    from reportgen.figures import render
-
-    digest = cache.figures_key(experiment, results)
-    name = f"{experiment.name}.figures"
-    entry = cache.load(config.cache_dir, name, digest) if config.cache else None
-    if entry is None:
-        entry = []
-        for fig in experiment.figures(results):
-            svg, png = render(fig.figure)
-            meta = {"slug": fig.slug, "caption": fig.caption, "alt": fig.alt, "part": fig.part}
-            entry.append({**meta, "svg": svg.decode(), "png": base64.b64encode(png).decode()})
-        cache.store(config.cache_dir, name, digest, entry)
-    return [
-        (Figure(e["slug"], e["caption"], e["alt"], None, e["part"]), e["svg"].encode(), base64.b64decode(e["png"]))
-        for e in entry
-    ]
-
-
-def present(outcome, config, draw=True):
-    """Tables and (when drawing) figure files of a finished experiment."""
+def present(outcome, drawer=None):
+    """Tables of a finished experiment; its figures go to the drawer."""
     if outcome.results is None:
         return
     try:
         outcome.tables = with_ids(outcome.experiment.name, outcome.experiment.tables(outcome.results))
-        if draw:
-            folder = Path(config.figures) / outcome.experiment.name
-            for fig, svg, png in draw_figures(outcome.experiment, outcome.results, config):
-                write_if_changed(folder / f"{fig.slug}.svg", svg)
-                write_if_changed(folder / f"{fig.slug}.png", png)
-                outcome.figures.append((fig, svg))
+        if drawer is not None:
+            drawer.submit(outcome)
     except Exception as exc:
-        outcome.error = _short_traceback(exc)
+        outcome.error = short_traceback(exc)
         outcome.tables, outcome.figures = [], []
 
 
 def run_all(config, progress, draw=True):
     """Run (or load) every selected experiment and present it; failures are isolated."""
+    from reportgen.drawing import Drawer
+
     device = resolve_device(config.device)
     outcomes = []
-    for experiment in selected(config):
-        progress.echo(f"{experiment.name}: running on {device}")
-        outcome = run_one(experiment, config, device, progress)
-        if outcome.error is None:
-            present(outcome, config, draw)
-        state = "from cache" if outcome.from_cache else "ran"
-        if outcome.error:
-            state = "FAILED"
-        progress.echo(f"{experiment.name}: {state} in {outcome.seconds:.1f} s")
-        outcomes.append(outcome)
+    drawer = Drawer(config) if draw else None
+    try:
+        for experiment in selected(config):
+            progress.echo(f"{experiment.name}: running on {device}")
+            outcome = run_one(experiment, config, device, progress)
+            if outcome.error is None:
+                present(outcome, drawer)
+            state = "from cache" if outcome.from_cache else "ran"
+            if outcome.error:
+                state = "FAILED"
+            progress.echo(f"{experiment.name}: {state} in {outcome.seconds:.1f} s")
+            outcomes.append(outcome)
+            if outcome.error and config.fail_fast:
+                raise BuildFailed(
+                    f"experiment '{experiment.name}' failed (--fail-fast): {outcome.error.splitlines()[-1]}"
+                )
+    finally:
+        if drawer is not None:
+            drawer.finish()
+    for outcome in outcomes:
         if outcome.error and config.fail_fast:
             raise BuildFailed(
-                f"experiment '{experiment.name}' failed (--fail-fast): {outcome.error.splitlines()[-1]}"
+                f"experiment '{outcome.experiment.name}' failed (--fail-fast): {outcome.error.splitlines()[-1]}"
             )
     return device, outcomes
 

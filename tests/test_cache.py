@@ -85,7 +85,7 @@ def test_changed_seed_is_a_miss(warm_dir, quick_build):
 def test_changed_profile_is_a_miss(warm_dir):
     """Another profile's parameters miss the cache (checked on the key, no run)."""
     experiment = EXPERIMENTS["variance"]
-    quick = cache.key(experiment, experiment.params["quick"], 0, "cpu")
+    quick = cache.key(experiment, experiment.params["quick"], 0, "cpu/1")  # device/threads
     assert (warm_dir / ".reportgen-cache" / f"variance-{quick}.json").is_file()
     assert cache.key(experiment, experiment.params["standard"], 0, "cpu") != quick
 
