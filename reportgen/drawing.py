@@ -32,8 +32,8 @@ def _draw_registered(name, results):
 class Drawer:
     """Draws each finished experiment's figures, in a worker process when one is worth it.
 
-    Figures take about as long as the quick profile's experiments, so on two cores one
-    process computes while the other draws. Cached figures are never redrawn.
+    Drawing takes longer than the quick profile's experiments, so on two cores the
+    experiments compute while workers draw. Cached figures are never redrawn.
     """
 
     def __init__(self, config, parallel=True):
@@ -50,7 +50,8 @@ class Drawer:
         if entries is None and self.parallel:
             if self.pool is None:
                 context = multiprocessing.get_context("spawn")  # no fork after torch's threads start
-                self.pool = ProcessPoolExecutor(max_workers=1, mp_context=context)
+                # Two workers: once the experiments are done (in quick, after 3 s) both cores draw.
+                self.pool = ProcessPoolExecutor(max_workers=2, mp_context=context)
             entries = self.pool.submit(_draw_registered, experiment.name, results)
         self.jobs.append((outcome, digest, entries))
 

@@ -30,12 +30,18 @@ def stray_files(folder):
 
 
 def test_same_seed_gives_identical_bytes(tmp_path, quick_build):
-    """A second --no-cache build in a fresh folder and a fresh interpreter is byte-identical."""
-    proc = run_cli(["build", "--profile", "quick", "--no-cache", "--format", "html", "-q"], tmp_path)
+    """A second --no-cache build in a fresh folder and a fresh interpreter is byte-identical.
+
+    SOURCE_DATE_EPOCH is set for the session, so the PDF's dates and identifier are fixed too.
+    """
+    formats = "html,pdf" if quick_build.pdf else "html"
+    proc = run_cli(["build", "--profile", "quick", "--no-cache", "--format", formats, "-q"], tmp_path)
     assert proc.returncode == 0, describe(proc)
     assert f"ran {len(EXPERIMENTS)} of {len(EXPERIMENTS)}, 0 from cache" in proc.stdout
     assert (tmp_path / "output" / "results.json").read_bytes() == quick_build.results_bytes
     assert (tmp_path / "output" / "report.html").read_bytes() == quick_build.html_bytes
+    if quick_build.pdf:
+        assert (tmp_path / "output" / "report.pdf").read_bytes() == quick_build.pdf.read_bytes()
 
 
 def test_stdout_is_one_summary_line(quick_build):
