@@ -1,5 +1,6 @@
 """The one interface every experiment family implements."""
 
+import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -58,3 +59,18 @@ class Experiment:
     def __post_init__(self):
         assert set(self.params) == set(PROFILES), f"{self.name}: params for every profile"
         assert all(isinstance(s, Source) for s in self.covers)
+
+
+def deferred(module, attribute):
+    """A function of reportgen.experiments.<module>, imported at its first call.
+
+    Report modules import numpy and matplotlib helpers; deferring them keeps
+    `reportgen list` and `--help` instant.
+    """
+
+    def call(*args, **kwargs):
+        target = importlib.import_module(f"reportgen.experiments.{module}")
+        return getattr(target, attribute)(*args, **kwargs)
+
+    call.__name__ = f"{module}.{attribute}"
+    return call

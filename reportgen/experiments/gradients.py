@@ -3,7 +3,7 @@
 import math
 from dataclasses import dataclass
 
-from reportgen.experiments.base import Experiment
+from reportgen.experiments.base import Experiment, deferred
 from reportgen.sources import Source
 
 S000_JACOBIAN = Source("000", "Softmax Jacobian")
@@ -428,18 +428,6 @@ def run(params, seed, device, progress):
     }
 
 
-def _figures(results):
-    from reportgen.experiments import gradients_figures
-
-    return gradients_figures.figures(results)
-
-
-def _tables(results):
-    from reportgen.experiments import gradients_report
-
-    return gradients_report.tables(results)
-
-
 EXPERIMENT = Experiment(
     name="gradients",
     title="Gradients through the softmax and through attention",
@@ -462,8 +450,8 @@ EXPERIMENT = Experiment(
     ),
     params=PARAMS,
     run=run,
-    figures=_figures,
-    tables=_tables,
+    figures=deferred("gradients_figures", "figures"),
+    tables=deferred("gradients_report", "tables"),
     intro=(
         "Softmax turns scores $s$ into probabilities $p$; a loss gradient $g$ with respect to $p$ "
         "reaches the scores as $Jg$, with $J$ the softmax Jacobian. $J$ is symmetric and positive "

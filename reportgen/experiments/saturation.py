@@ -3,7 +3,7 @@
 import math
 from dataclasses import dataclass
 
-from reportgen.experiments.base import Experiment
+from reportgen.experiments.base import Experiment, deferred
 from reportgen.sources import Source
 
 S000_BEHAVIOR = Source("000", "Softmax Behavior")
@@ -359,18 +359,6 @@ def run(params, seed, device, progress):
     }
 
 
-def _figures(results):
-    from reportgen.experiments import saturation_figures
-
-    return saturation_figures.figures(results)
-
-
-def _tables(results):
-    from reportgen.experiments import saturation_report
-
-    return saturation_report.tables(results)
-
-
 EXPERIMENT = Experiment(
     name="saturation",
     title="Softmax saturation",
@@ -389,8 +377,8 @@ EXPERIMENT = Experiment(
     ),
     params=PARAMS,
     run=run,
-    figures=_figures,
-    tables=_tables,
+    figures=deferred("saturation_figures", "figures"),
+    tables=deferred("saturation_report", "tables"),
     intro=(
         "Softmax depends only on the differences between scores, and a difference of $\\Delta$ "
         "between the two largest gives them weights in the ratio $e^{\\Delta}$. Unscaled scores "

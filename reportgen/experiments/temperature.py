@@ -3,7 +3,7 @@
 import math
 from dataclasses import dataclass
 
-from reportgen.experiments.base import Experiment
+from reportgen.experiments.base import Experiment, deferred
 from reportgen.sources import Source
 
 S000_TEMP = Source("000", "Connection to Temperature")
@@ -367,18 +367,6 @@ def run(params, seed, device, progress):
     }
 
 
-def _figures(results):
-    from reportgen.experiments import temperature_figures
-
-    return temperature_figures.figures(results)
-
-
-def _tables(results):
-    from reportgen.experiments import temperature_report
-
-    return temperature_report.tables(results)
-
-
 EXPERIMENT = Experiment(
     name="temperature",
     title="Temperature and the alternatives to √d_k",
@@ -387,8 +375,8 @@ EXPERIMENT = Experiment(
     covers=(S000_TEMP, S000_BALANCED, S000_COSINE, S000_TORCH, S001_TEMP, S001_EXERCISES, S004_SOFTMAX, S004_TABLE),
     params=PARAMS,
     run=run,
-    figures=_figures,
-    tables=_tables,
+    figures=deferred("temperature_figures", "figures"),
+    tables=deferred("temperature_report", "tables"),
     intro=(
         "Dividing the scores by $\\sqrt{d_k}$ is a softmax temperature $T=\\sqrt{d_k}$. As $T$ "
         "falls, softmax tends to the argmax (entropy 0); as $T$ grows, to the uniform "

@@ -3,7 +3,7 @@
 import math
 from dataclasses import dataclass
 
-from reportgen.experiments.base import Experiment
+from reportgen.experiments.base import Experiment, deferred
 from reportgen.sources import Source
 
 S000_LOW_LR = Source("000", "Low Learning Rates")
@@ -365,18 +365,6 @@ def run(params, seed, device, progress):
     }
 
 
-def _figures(results):
-    from reportgen.experiments import training_figures
-
-    return training_figures.figures(results)
-
-
-def _tables(results):
-    from reportgen.experiments import training_report
-
-    return training_report.tables(results)
-
-
 EXPERIMENT = Experiment(
     name="training",
     title="Training with and without the scale: associative recall",
@@ -397,8 +385,8 @@ EXPERIMENT = Experiment(
     ),
     params=PARAMS,
     run=run,
-    figures=_figures,
-    tables=_tables,
+    figures=deferred("training_figures", "figures"),
+    tables=deferred("training_report", "tables"),
     intro=(
         "Each sequence holds 8 (key, value) pairs drawn from 16 keys and 16 values, then a query "
         "key; the target is the value stored with it, so the query must attend to exactly the "

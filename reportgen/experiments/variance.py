@@ -3,7 +3,7 @@
 import math
 from dataclasses import dataclass
 
-from reportgen.experiments.base import Experiment
+from reportgen.experiments.base import Experiment, deferred
 from reportgen.sources import Source
 
 S000_PROBLEM = Source("000", "The Problem: Variance Explosion")
@@ -261,18 +261,6 @@ def run(params, seed, device, progress):
     }
 
 
-def _figures(results):
-    from reportgen.experiments import variance_report
-
-    return variance_report.figures(results)
-
-
-def _tables(results):
-    from reportgen.experiments import variance_report
-
-    return variance_report.tables(results)
-
-
 EXPERIMENT = Experiment(
     name="variance",
     title="Dot-product variance and the √d_k scale",
@@ -291,8 +279,8 @@ EXPERIMENT = Experiment(
     ),
     params=PARAMS,
     run=run,
-    figures=_figures,
-    tables=_tables,
+    figures=deferred("variance_figures", "figures"),
+    tables=deferred("variance_report", "tables"),
     intro=(
         "For q and k with independent components of mean 0 and variance 1, every term "
         "$q_i k_i$ has variance 1, so the dot product's variance is the number of terms, $d_k$. "

@@ -419,10 +419,3 @@ def tables(results):
         (PART_DEMOS, [demo_table(results)]),
     )
     return [replace(table, part=part) for part, group in groups for table in group]
-
-
-def figures(results):
-    """Every figure of the variance section."""
-    from reportgen.experiments import variance_figures
-
-    return variance_figures.figures(results)

@@ -4,7 +4,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from reportgen.experiments.base import Experiment
+from reportgen.experiments.base import Experiment, deferred
 from reportgen.sources import Source
 
 S000_LARGE = Source("000", "Large Embedding Dimensions")
@@ -304,16 +304,6 @@ def run(params, seed, device, progress):
     }
 
 
-def _figures(results):
-    return []
-
-
-def _tables(results):
-    from reportgen.experiments import worked_report
-
-    return worked_report.tables(results)
-
-
 EXPERIMENT = Experiment(
     name="worked",
     title="Worked examples and exercises, recomputed",
@@ -336,8 +326,8 @@ EXPERIMENT = Experiment(
     ),
     params=PARAMS,
     run=run,
-    figures=_figures,
-    tables=_tables,
+    figures=lambda results: [],  # tables only
+    tables=deferred("worked_report", "tables"),
     intro=(
         "Each worked example is recomputed from the numbers the document itself prints, in exact "
         "arithmetic, and compared at the precision it prints. Where the document's own numbers "
