@@ -5,7 +5,6 @@ from pathlib import Path
 
 from reportgen import registry
 from reportgen.atomic import write_atomic
-from reportgen.errors import ReportgenError
 from reportgen.sources import DOCUMENTS
 
 SAME, CHANGED, NEW, MISSING = "same", "CHANGED", "NEW", "MISSING"
@@ -125,8 +124,3 @@ def exit_status(rows, failed):
     if failed:
         return 1
     return 0 if all(r.status == SAME for r in rows) else 1
-
-
-def require_registry():
-    if not registry.load():
-        raise ReportgenError("the claims registry is empty; run 'reportgen check --record' and commit reportgen/registry/")

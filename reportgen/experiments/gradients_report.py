@@ -245,7 +245,7 @@ def norm_tables(results):
             "'∂softmax/∂input → 0 at extremes'", S001_MATTERS, "→ 0",
             "mean ‖J‖_F at σ = " + f"{sigmas[-1]:g}" + " ÷ its peak: "
             + ", ".join(f"{r[5].split(' / ')[0]} vs {r[4].split(' / ')[0]} (n = {r[0]})" for r in plain),
-            bool(peak_low), f"at the largest σ, below 1/10 of the curve's peak for every n",
+            bool(peak_low), "at the largest σ, below 1/10 of the curve's peak for every n",
         )
     )
     rows = {(r["n"], r["d_k"]): r for r in results["dk"]["rows"]}

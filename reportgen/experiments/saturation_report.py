@@ -344,7 +344,7 @@ def sweep_tables(results):
         Table(
             "saturation-entropy",
             "Mean attention entropy in nats (as a share of the uniform ln n)",
-            f"The same rows as the table above; ± is the 95% interval half-width.",
+            "The same rows as the table above; ± is the 95% interval half-width.",
             columns, tuple(entropy_rows),
         ),
         Table(

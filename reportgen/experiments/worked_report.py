@@ -216,7 +216,7 @@ def variance_step_tables(results):
         ("values", "Var ÷ n (np.var)", "Var ÷ (n − 1)"),
         tuple(plain),
     )
-    rows, scaled = mb["step3_softmax"], mb["step3_softmax_scaled"]
+    rows = mb["step3_softmax"]
     weights = [p for r in rows for p in r]
     high = max(weights)
     low = min(weights, key=lambda p: abs(p - float(DOC_002_STEP5_LOW)))
