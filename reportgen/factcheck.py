@@ -108,17 +108,6 @@ def record(rows, profile):
     return sum(len(c) for c in by_doc.values())
 
 
-def summary_counts(rows):
-    """{doc: {verdict: n}} of this run's verdicts."""
-    counts = {}
-    for r in rows:
-        if r.status == MISSING:
-            continue
-        counts.setdefault(r.doc, {}).setdefault(r.verdict, 0)
-        counts[r.doc][r.verdict] += 1
-    return counts
-
-
 def exit_status(rows, failed):
     """0 when every verdict equals the registry's, 1 when any changed, is new or missing."""
     if failed:
