@@ -37,7 +37,8 @@ def figures_key(experiment, results):
     root = Path(__file__).parent
     module = Path(sys.modules[experiment.run.__module__].__file__)
     family = sorted(module.parent.glob(f"{module.stem}*.py"))  # variance.py, variance_report.py, …
-    files = family + [root / "experiments" / "base.py", root / "figures.py"]
+    # stats.py too: figures draw confidence intervals with it.
+    files = family + [root / "experiments" / "base.py", root / "figures.py", root / "stats.py"]
     style = Path(importlib.import_module("reportgen.templates").__file__).parent / "report.mplstyle"
     digest = hashlib.sha256(json.dumps(results, sort_keys=True).encode())
     for path in files + [style]:

@@ -88,12 +88,23 @@ def test_wilson_upper_bound_for_zero_successes():
 
 
 def test_mean_interval():
-    """mean ± z·s/√n with the sample standard deviation."""
+    """mean ± t·s/√n with the sample standard deviation and the Student-t quantile."""
     values = [1.0, 2.0, 4.0, 7.0]
     se = np.std(values, ddof=1) / 2
-    mean, lo, hi = stats.mean_interval(values, 2.0)
-    assert (mean, lo, hi) == pytest.approx((3.5, 3.5 - 2 * se, 3.5 + 2 * se))
+    t = stats.student_t(stats.Z95, 3)
+    mean, lo, hi = stats.mean_interval(values, stats.Z95)
+    assert (mean, lo, hi) == pytest.approx((3.5, 3.5 - t * se, 3.5 + t * se))
     assert stats.mean_interval([5.0]) == (5.0, 5.0, 5.0)
+
+
+@pytest.mark.parametrize(
+    "z, df, exact",  # Student-t quantiles from standard tables
+    [(stats.Z95, 3, 3.182446), (stats.Z95, 9, 2.262157), (stats.Z95, 29, 2.045230),
+     (stats.Z99, 5, 4.032143), (stats.Z99, 19, 2.860935)],
+)
+def test_student_t_quantile(z, df, exact):
+    """The Cornish-Fisher t quantile is within 1.5% of tabulated values from df = 3."""
+    assert stats.student_t(z, df) == pytest.approx(exact, rel=0.015)
 
 
 def test_quantile_range():
