@@ -23,6 +23,16 @@ BUILD_TIME = datetime.datetime.fromtimestamp(int(EPOCH), datetime.timezone.utc).
 OUTPUT_NAMES = ("results.json", "report.html", "report.pdf")
 
 
+def no_progress(items, label):
+    """The progress callable experiments take, silent."""
+    return items
+
+
+def run_experiment(experiment, params):
+    """An experiment's results on the CPU with seed 0, after the pipeline's JSON round trip."""
+    return json.loads(json.dumps(experiment.run(params, 0, "cpu", no_progress)))
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: takes more than a few seconds (deselect with -m 'not slow')")
 

@@ -4,6 +4,7 @@ import math
 from dataclasses import replace
 
 import pytest
+from conftest import run_experiment
 import torch
 
 from reportgen.claims import VERDICTS, Check
@@ -19,13 +20,9 @@ TINY = replace(
 )
 
 
-def no_progress(items, label):
-    return items
-
-
 @pytest.fixture(scope="module")
 def results():
-    return G.run(TINY, 0, "cpu", no_progress)
+    return run_experiment(G.EXPERIMENT, TINY)
 
 
 def finite_differences(f, s, h=1e-6):

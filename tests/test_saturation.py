@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import pytest
+from conftest import run_experiment
 import torch
 
 from reportgen import claims
@@ -14,15 +15,10 @@ from reportgen.experiments.saturation_report import AGREEMENT_ULPS, expected_max
 from reportgen.sources import Source
 
 
-def _no_progress(items, label):
-    return items
-
-
 @pytest.fixture(scope="module")
 def results():
     """Quick-profile results after the JSON round trip the pipeline applies."""
-    raw = saturation.EXPERIMENT.run(saturation.PARAMS["quick"], 0, "cpu", progress=_no_progress)
-    return json.loads(json.dumps(raw))
+    return run_experiment(saturation.EXPERIMENT, saturation.PARAMS["quick"])
 
 
 @pytest.fixture(scope="module")

@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import pytest
+from conftest import run_experiment
 
 from reportgen import claims
 from reportgen.experiments import EXPERIMENTS, temperature
@@ -15,15 +16,10 @@ from reportgen.sources import Source
 FP16_MAX = 65504.0  # largest finite float16, (2 − 2^−10)·2^15
 
 
-def _no_progress(items, label):
-    return items
-
-
 @pytest.fixture(scope="module")
 def results():
     """Quick-profile results after the JSON round trip the pipeline applies."""
-    raw = temperature.EXPERIMENT.run(temperature.PARAMS["quick"], 0, "cpu", progress=_no_progress)
-    return json.loads(json.dumps(raw))
+    return run_experiment(temperature.EXPERIMENT, temperature.PARAMS["quick"])
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,7 @@
 """The training family: batched training equals per-model training, spikes, and a tiny run."""
 
 import pytest
+from conftest import run_experiment
 import torch
 
 from reportgen.claims import VERDICTS, Check
@@ -13,13 +14,9 @@ from reportgen.sources import Source
 TINY = T.TrainingParams(dims=(8, 32), lrs=(1e-2, 1e-1), seeds=2, steps=20, batch=8, window=5)
 
 
-def no_progress(items, label):
-    return items
-
-
 @pytest.fixture(scope="module")
 def results():
-    return T.run(TINY, 0, "cpu", no_progress)
+    return run_experiment(T.EXPERIMENT, TINY)
 
 
 def test_batched_training_equals_per_model_training():

@@ -6,6 +6,7 @@ import math
 import pkgutil
 
 import pytest
+from conftest import run_experiment
 
 from reportgen import claims, experiments
 from reportgen.experiments import EXPERIMENTS, worked, worked_report
@@ -13,15 +14,10 @@ from reportgen.experiments.base import Table
 from reportgen.sources import Source
 
 
-def _no_progress(items, label):
-    return items
-
-
 @pytest.fixture(scope="module")
 def results():
     """Quick-profile results after the JSON round trip the pipeline applies."""
-    raw = worked.EXPERIMENT.run(worked.PARAMS["quick"], 0, "cpu", progress=_no_progress)
-    return json.loads(json.dumps(raw))
+    return run_experiment(worked.EXPERIMENT, worked.PARAMS["quick"])
 
 
 @pytest.fixture(scope="module")
