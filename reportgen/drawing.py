@@ -77,6 +77,11 @@ class Drawer:
             if self.pool is not None:
                 self.pool.shutdown(cancel_futures=True)
 
+    def abandon(self):
+        """Stop drawing without waiting (the build is stopping)."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+
     def _entries(self, outcome, digest, entries):
         if entries is None or not isinstance(entries, list):
             try:

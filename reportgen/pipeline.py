@@ -122,6 +122,14 @@ def present(outcome, drawer=None):
         outcome.tables, outcome.figures = [], []
 
 
+def raise_first_failure(outcomes):
+    """--fail-fast: stop the build at the first failed experiment."""
+    for outcome in outcomes:
+        if outcome.error:
+            reason = outcome.error.splitlines()[-1]
+            raise BuildFailed(f"experiment '{outcome.experiment.name}' failed (--fail-fast): {reason}")
+
+
 def run_all(config, progress, draw=True):
     """Run (or load) every selected experiment and present it; failures are isolated."""
     from reportgen.drawing import Drawer
@@ -135,23 +143,19 @@ def run_all(config, progress, draw=True):
             outcome = run_one(experiment, config, device, progress)
             if outcome.error is None:
                 present(outcome, drawer)
-            state = "from cache" if outcome.from_cache else "ran"
-            if outcome.error:
-                state = "FAILED"
+            state = "FAILED" if outcome.error else "from cache" if outcome.from_cache else "ran"
             progress.echo(f"{experiment.name}: {state} in {outcome.seconds:.1f} s")
             outcomes.append(outcome)
-            if outcome.error and config.fail_fast:
-                raise BuildFailed(
-                    f"experiment '{experiment.name}' failed (--fail-fast): {outcome.error.splitlines()[-1]}"
-                )
-    finally:
+            if config.fail_fast:
+                raise_first_failure([outcome])
+    except BaseException:
         if drawer is not None:
-            drawer.finish()
-    for outcome in outcomes:
-        if outcome.error and config.fail_fast:
-            raise BuildFailed(
-                f"experiment '{outcome.experiment.name}' failed (--fail-fast): {outcome.error.splitlines()[-1]}"
-            )
+            drawer.abandon()
+        raise
+    if drawer is not None:
+        drawer.finish()
+    if config.fail_fast:
+        raise_first_failure(outcomes)  # a figure that failed to draw
     return device, outcomes
 
 
