@@ -8,6 +8,7 @@ from pathlib import Path
 from reportgen import cache
 from reportgen.atomic import write_if_changed
 from reportgen.experiments.base import Figure
+from reportgen.gcpause import paused_gc
 
 
 def figure_entries(experiment, results):
@@ -15,10 +16,11 @@ def figure_entries(experiment, results):
     from reportgen.figures import render
 
     entries = []
-    for fig in experiment.figures(results):
-        svg, png = render(fig.figure)
-        meta = {"slug": fig.slug, "caption": fig.caption, "alt": fig.alt, "part": fig.part}
-        entries.append({**meta, "svg": svg.decode(), "png": base64.b64encode(png).decode()})
+    with paused_gc():  # Matplotlib's artists are cyclic garbage: one collection, not dozens
+        for fig in experiment.figures(results):
+            svg, png = render(fig.figure)
+            meta = {"slug": fig.slug, "caption": fig.caption, "alt": fig.alt, "part": fig.part}
+            entries.append({**meta, "svg": svg.decode(), "png": base64.b64encode(png).decode()})
     return entries
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from reportgen import claims, registry
 from reportgen.atomic import write_atomic
 from reportgen.errors import ReportgenError
+from reportgen.gcpause import paused_gc
 from reportgen.sources import DOCUMENTS
 
 TITLE = "Why divide by √d_k? The documents' claims, measured"
@@ -164,8 +165,9 @@ def render_pdf(html, results_json, info):
     # only: report.html keeps CSS that browsers and the Nu checker know.
     print_css = (resources.files("reportgen.templates") / "print.css").read_text(encoding="utf-8")
     html = html.replace("</head>", f"<style>\n{print_css}</style>\n</head>", 1)
-    document = weasyprint.HTML(string=html, url_fetcher=fetcher, base_url=".")
-    return document.write_pdf(attachments=[attachment], pdf_identifier=identifier)
+    with paused_gc():
+        document = weasyprint.HTML(string=html, url_fetcher=fetcher, base_url=".")
+        return document.write_pdf(attachments=[attachment], pdf_identifier=identifier)
 
 
 def cached_pdf(html, results_json, info, config):
