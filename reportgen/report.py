@@ -94,14 +94,20 @@ def context(outcomes, info):
         )
     all_checks = [c for o in outcomes for c in o.checks]
     statements = {claim_id: e["statement"] for claim_id, e in registry.load().items()}
+    # The summary lists what a reader must act on: every claim this run contradicts or
+    # cannot check, contradicted first. Confirmed claims are counted here and shown with
+    # their evidence in the section tables; listing them twice doubled the PDF's tables.
     summary = {doc: [] for doc in DOCUMENTS}
     for section in sections:
         for part in section["parts"]:
             for item in part["tables"]:
                 for c in item["table"].checks:
-                    summary[c.source.doc].append(
-                        {"check": c, "statement": statements.get(c.id, c.quantity), "table": item["number"]}
-                    )
+                    if c.verdict != "confirmed":
+                        summary[c.source.doc].append(
+                            {"check": c, "statement": statements.get(c.id, c.quantity), "table": item["number"]}
+                        )
+    for rows in summary.values():
+        rows.sort(key=lambda row: claims.VERDICTS.index(row["check"].verdict))
     per_document = []
     for doc, title in DOCUMENTS.items():
         mine = [c for c in all_checks if c.source.doc == doc]
