@@ -117,6 +117,28 @@ def test_results_match_report_tally(quick_build):
         assert f'<span class="verdict {verdict}">{counts[verdict]} {verdict}</span>' in quick_build.html
 
 
+def test_summary_lists_every_claim_not_confirmed(quick_build):
+    """The summary has one row per contradicted or unverifiable claim, contradicted first,
+    each linking to a table that holds the same verdict; confirmed claims are only counted."""
+    page = quick_build.html
+    summary = page[page.index('<section id="summary"') : page.index('<section id="reading"')]
+    rows = re.findall(r"<tr><td class=\"src\">.*?</tr>", summary, flags=re.S)
+    verdicts = [re.search(r'class="verdict (\w+)"', r).group(1) for r in rows]
+    counts = quick_build.results["verdicts"]
+    assert verdicts.count("contradicted") == counts["contradicted"] > 0
+    assert verdicts.count("unverifiable") == counts["unverifiable"]
+    assert "confirmed" not in verdicts
+    assert f"The {counts['confirmed']} confirmed claims" in summary
+    for doc_rows in re.split(r"<h3 ", summary)[1:]:
+        doc_verdicts = re.findall(r'<td><span class="verdict (\w+)">', doc_rows)
+        assert doc_verdicts == sorted(doc_verdicts, key=VERDICTS.index)
+    for row in rows:
+        verdict = re.search(r'class="verdict (\w+)"', row).group(1)
+        table = re.search(r'href="#(tab-\d+)"', row).group(1)
+        start = page.index(f'<table id="{table}"')
+        assert f'<span class="verdict {verdict}">' in page[start : page.index("</table>", start)]
+
+
 # --- registry walk ---------------------------------------------------------------------
 
 

@@ -20,7 +20,7 @@ def _label(s, v):
 
 def sensitivity_figure(results):
     s = Sweep(results)
-    fig, axes = subplots(2, len(s.dims), height=4.6, sharex=True, squeeze=False)
+    fig, axes = subplots(2, len(s.dims), height=4.6, sharex=True, sharey="row", squeeze=False)
     lrs = np.asarray(s.lrs)
     alt = []
     for col, d in enumerate(s.dims):
