@@ -116,7 +116,7 @@ def range_figure(results):
 
 def init_figure(results):
     rows = results["init"]
-    labels = [f"{INITS[r['init']][0].split(' (')[0]}\n{r['d_model']}→{r['d_k']}" for r in rows]
+    labels = [f"{r['d_model']}\n→{r['d_k']}" for r in rows]
     comp = [mean_interval(r["comp"], Z95) for r in rows]
     score = [mean_interval(r["score"], Z95) for r in rows]
     x = np.arange(len(rows))
@@ -125,8 +125,17 @@ def init_figure(results):
         m, lo, hi = np.array(values).T
         ax.bar(x + offset, m, width=0.38, yerr=[m - lo, hi - m], capsize=2, label=name)
     ax.axhline(1, ls="--", color="#555555", label="premise: 1")
-    ax.set_xticks(x, labels, fontsize=6)
+    ax.set_xticks(x, labels, fontsize=6.5)
+    # One label per initialization under its group of shapes: a label per bar overlapped.
+    short = {"kaiming_uniform": "nn.Linear default", "xavier_mha": "xavier_uniform (MultiheadAttention)"}
+    for init in dict.fromkeys(r["init"] for r in rows):
+        members = [i for i, r in enumerate(rows) if r["init"] == init]
+        ax.annotate(short.get(init, INITS[init][0]), xy=(np.mean(members), 0), xycoords=("data", "axes fraction"),
+                    xytext=(0, -27), textcoords="offset points", ha="center", va="top", fontsize=7.5)
+        if members[0] > 0:
+            ax.axvline(members[0] - 0.5, color="#bbbbbb", lw=0.8)
     ax.set_ylabel("variance")
+    ax.set_xlabel("initialization of W_q, d_model → d_k", labelpad=20)
     ax.legend(loc="upper left")
     return Figure(
         "init-premise",
