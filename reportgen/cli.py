@@ -102,7 +102,7 @@ def run(name, config_file, **flags):
     from reportgen.terminal import print_tables
 
     config = load_config(config_file, only=name, **flags)
-    _, outcomes = run_all(config, Progress(config.quiet), draw=False)
+    _, outcomes = run_all(config, Progress(config.quiet))
     print_tables(outcomes)
     if any(o.error for o in outcomes):
         raise click.exceptions.Exit(1)

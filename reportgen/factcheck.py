@@ -42,7 +42,7 @@ def run_checks(config, progress):
     """(outcomes, checks) of one run without figures or rendering; the cache may serve."""
     from reportgen.pipeline import run_all
 
-    _, outcomes = run_all(config, progress, draw=False)
+    _, outcomes = run_all(config, progress)
     return outcomes, [c for o in outcomes for c in o.checks]
 
 

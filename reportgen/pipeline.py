@@ -130,13 +130,13 @@ def raise_first_failure(outcomes):
             raise BuildFailed(f"experiment '{outcome.experiment.name}' failed (--fail-fast): {reason}")
 
 
-def run_all(config, progress, draw=True):
-    """Run (or load) every selected experiment and present it; failures are isolated."""
-    from reportgen.drawing import Drawer
+def run_all(config, progress, drawer=None):
+    """Run (or load) every selected experiment and present it; failures are isolated.
 
+    With a drawer, returns once every figure's SVG is drawn (the PNGs may still be drawing).
+    """
     device = resolve_device(config.device)
     outcomes = []
-    drawer = Drawer(config) if draw else None
     try:
         for experiment in selected(config):
             progress.echo(f"{experiment.name}: running on {device}")
@@ -162,21 +162,33 @@ def run_all(config, progress, draw=True):
 def build(config, progress):
     """The whole build; returns (summary line, failed experiment names)."""
     from reportgen import provenance, report
+    from reportgen.drawing import Drawer
 
     timings = {}
     start = time.perf_counter()
-    device, outcomes = run_all(config, progress)
-    timings["experiments"] = time.perf_counter() - start
+    drawer = Drawer(config)
+    try:
+        device, outcomes = run_all(config, progress, drawer)
+        timings["experiments"] = time.perf_counter() - start
 
-    # The report is dated by its newest result (or SOURCE_DATE_EPOCH), so a rebuild with
-    # nothing changed is byte-identical and its PDF can come from the render cache.
-    computed = [o.computed_at for o in outcomes if o.computed_at]
-    epoch = provenance.source_date_epoch()
-    when = epoch.isoformat() if epoch else max(computed, default=build_time().isoformat())
-    info = provenance.collect(config, device, when)
-    written = report.write(outcomes, info, config, timings)
+        # The report is dated by its newest result (or SOURCE_DATE_EPOCH), so a rebuild with
+        # nothing changed is byte-identical and its PDF can come from the render cache.
+        computed = [o.computed_at for o in outcomes if o.computed_at]
+        epoch = provenance.source_date_epoch()
+        when = epoch.isoformat() if epoch else max(computed, default=build_time().isoformat())
+        info = provenance.collect(config, device, when)
+        written = report.write(outcomes, info, config, timings)
+    except BaseException:
+        drawer.abandon()
+        raise
+    stage = time.perf_counter()
+    png_failed = drawer.close()  # PNGs were drawn while the report was rendered
+    if drawer.pngs:
+        timings["png wait"] = time.perf_counter() - stage
+    for name, reason in png_failed.items():
+        progress.echo(f"{name}: PNG figures FAILED: {reason}")
 
-    failed = [o.experiment.name for o in outcomes if o.error]
+    failed = [o.experiment.name for o in outcomes if o.error] + [f"{n} (PNG figures)" for n in png_failed]
     ran = sum(1 for o in outcomes if not o.from_cache and not o.error)
     cached = sum(1 for o in outcomes if o.from_cache and not o.error)
     parts = [f"ran {ran} of {len(outcomes)}, {cached} from cache"]

@@ -1,5 +1,6 @@
 """Whole builds: reproducibility, atomic output, failing experiments, the registry, results.json."""
 
+import base64
 import dataclasses
 import errno
 import html
@@ -10,8 +11,17 @@ import stat
 from pathlib import Path
 
 import pytest
+from conftest import (
+    BUILD_TIME,
+    OUTPUT_NAMES,
+    describe,
+    invoke,
+    pdf_supported,
+    run_cli,
+    snapshot,
+    write_placeholder_output,
+)
 
-from conftest import BUILD_TIME, OUTPUT_NAMES, describe, invoke, pdf_supported, run_cli, snapshot, write_placeholder_output
 from reportgen import __version__, atomic
 from reportgen.claims import VERDICTS
 from reportgen.experiments import EXPERIMENTS
@@ -42,6 +52,35 @@ def test_same_seed_gives_identical_bytes(tmp_path, quick_build):
     assert (tmp_path / "output" / "report.html").read_bytes() == quick_build.html_bytes
     if quick_build.pdf:
         assert (tmp_path / "output" / "report.pdf").read_bytes() == quick_build.pdf.read_bytes()
+    assert figure_files(tmp_path / "figures") == figure_files(quick_build.root / "figures")
+
+
+def figure_files(folder):
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(Path(folder).rglob("*")) if p.is_file()}
+
+
+def test_figure_files_match_the_report(quick_build):
+    """Each figure of the report is in figures/<experiment>/ as the SVG the HTML embeds and a PNG,
+    free of dates; the figure cache holds both renderings."""
+    files = figure_files(quick_build.root / "figures")
+    embedded = re.findall(r'<img src="data:image/svg\+xml;base64,([^"]+)"', quick_build.html)
+    svgs = {name: data for name, data in files.items() if name.endswith(".svg")}
+    pngs = {name: data for name, data in files.items() if name.endswith(".png")}
+    assert len(svgs) == len(pngs) > 0 and {n[:-4] for n in svgs} == {n[:-4] for n in pngs}
+    figures_in_html = {base64.b64decode(d) for d in embedded if b"<svg" in base64.b64decode(d)[:400]}
+    assert set(svgs.values()) <= figures_in_html
+    for name, data in pngs.items():
+        assert data.startswith(b"\x89PNG\r\n\x1a\n") and b"tIME" not in data, name
+    for name, data in svgs.items():
+        assert b"<dc:date>" not in data, name
+    for name in EXPERIMENTS:
+        drawn = {n for n in svgs if n.startswith(f"{name}/")}
+        cached = [json.loads(p.read_text())["results"] for p in quick_build.cache.glob(f"{name}.figures-*.json")]
+        assert len(cached) == 1, name  # an experiment without figures caches its empty list
+        for entries in cached:
+            assert {f"{name}/{e['slug']}.svg" for e in entries} == drawn
+            for e in entries:
+                assert base64.b64decode(e["png"]) == pngs[f"{name}/{e['slug']}.png"]
 
 
 def test_stdout_is_one_summary_line(quick_build):
@@ -335,6 +374,41 @@ def test_pdf_rendering_failure_touches_nothing(warm_dir, monkeypatch):
     assert result.exit_code != 0, describe(result)
     assert snapshot(warm_dir / "output") == before
     assert stray_files(warm_dir / "output") == []
+
+
+def test_png_failure_fails_the_build_after_the_report(warm_dir, monkeypatch):
+    """PNGs are drawn while the PDF renders; if they fail, the report stands but the build exits 1."""
+    from reportgen import drawing
+
+    close = drawing.Drawer.close
+
+    def failing_close(self):
+        close(self)
+        return {"variance": "RuntimeError: no PNG for you"}
+
+    monkeypatch.setattr(drawing.Drawer, "close", failing_close)
+    result = invoke(["build", "--profile", "quick", "--format", "html"], warm_dir)
+    assert result.exit_code == 1, describe(result)
+    assert "FAILED: variance (PNG figures)" in result.stdout
+    assert "variance: PNG figures FAILED: RuntimeError: no PNG for you" in result.stderr
+    assert (warm_dir / "output" / "report.html").is_file()
+
+
+def test_failed_png_drawing_is_named_and_not_cached(tmp_path):
+    """Drawer.close reports the experiment whose PNG drawing raised and caches nothing for it."""
+    from concurrent.futures import Future
+
+    from reportgen.config import BuildConfig
+    from reportgen.drawing import Drawer
+    from reportgen.pipeline import Outcome
+
+    drawer = Drawer(BuildConfig(cache_dir=str(tmp_path / "cache"), figures=str(tmp_path / "figures")))
+    future = Future()
+    future.set_exception(MemoryError("out of memory"))
+    outcome = Outcome(EXPERIMENTS["variance"], results={})
+    drawer.pngs.append((outcome, "digest", [{"slug": "a", "svg": "<svg/>"}], future))
+    assert drawer.close() == {"variance": "MemoryError: out of memory"}
+    assert not (tmp_path / "cache").exists() and not (tmp_path / "figures").exists()
 
 
 # --- failing and non-finite experiments ------------------------------------------------
