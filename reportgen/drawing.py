@@ -76,6 +76,7 @@ class Drawer:
         try:
             for outcome, digest, entries in self.jobs:
                 try:
+                    cached = isinstance(entries, list)
                     entries = self._entries(outcome, entries)
                     folder = Path(self.config.figures) / outcome.experiment.name
                     for e in entries:
@@ -83,7 +84,7 @@ class Drawer:
                         write_if_changed(folder / f"{e['slug']}.svg", svg)
                         outcome.figures.append((Figure(e["slug"], e["caption"], e["alt"], None, e["part"]), svg))
                     if all("png" in e for e in entries):
-                        self._store(outcome, digest, entries)
+                        self._store(outcome, digest, entries, cached)
                     else:
                         png = self._submit(outcome.experiment.name, outcome.results, ("png",))
                         self.pngs.append((outcome, digest, entries, png))
@@ -129,11 +130,13 @@ class Drawer:
             entries = None  # not in the worker's registry (registered at run time): draw here
         return entries if entries is not None else figure_entries(outcome.experiment, outcome.results)
 
-    def _store(self, outcome, digest, entries):
+    def _store(self, outcome, digest, entries, cached=False):
+        """Write the PNGs; cache the entries unless they came from the cache."""
         folder = Path(self.config.figures) / outcome.experiment.name
         for e in entries:
             write_if_changed(folder / f"{e['slug']}.png", base64.b64decode(e["png"]))
-        cache.store(self.config.cache_dir, f"{outcome.experiment.name}.figures", digest, entries)
+        if not cached:
+            cache.store(self.config.cache_dir, f"{outcome.experiment.name}.figures", digest, entries)
 
     @staticmethod
     def _failed(outcome, exc):
