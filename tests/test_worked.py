@@ -191,3 +191,12 @@ def test_pointers_name_real_sections():
         title, _, part = place.partition(" › ")
         assert title in parts, place
         assert not part or part in parts[title], place
+
+
+def test_pointed_to_sections_check_the_statement(quick_build):
+    """A statement listed as checked elsewhere has a check of its document section in that family."""
+    by_title = {e["title"]: e for e in quick_build.results["experiments"].values()}
+    for source, statement, place in worked_report.ELSEWHERE:
+        title = place.partition(" › ")[0]
+        sources = {c["source"] for c in by_title[title]["checks"]}
+        assert any(s.startswith(str(source)) for s in sources), (statement, place)

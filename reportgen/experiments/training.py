@@ -9,11 +9,13 @@ from reportgen.sources import Source
 S000_LOW_LR = Source("000", "Low Learning Rates")
 S000_VALIDATION = Source("000", "Empirical Validation")
 S000_LEARNABLE = Source("000", "Learnable Temperature")
+S000_SUMMARY = Source("000", "Summary")
 S001_MATTERS = Source("001", "Why This Matters")
 S001_EX3 = Source("001", "Exercises (3: Scaling ablation)")
 S001_SUMMARY = Source("001", "Summary (Key takeaway)")
 S002_COMPARISON = Source("002", "Implementation Comparison")
 S003_NO_SCALE = Source("003", "3. What happens if we don't scale")
+S003_SUMMARY = Source("003", "Summary")
 S004_VANISH = Source("004", "2.1 Gradient Vanishing")
 S004_TABLE = Source("004", "4. Performance Comparison")
 
@@ -375,11 +377,13 @@ EXPERIMENT = Experiment(
         S000_LOW_LR,
         S000_VALIDATION,
         S000_LEARNABLE,
+        S000_SUMMARY,
         S001_MATTERS,
         S001_EX3,
         S001_SUMMARY,
         S002_COMPARISON,
         S003_NO_SCALE,
+        S003_SUMMARY,
         S004_VANISH,
         S004_TABLE,
     ),

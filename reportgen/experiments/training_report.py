@@ -11,11 +11,13 @@ from reportgen.experiments.training import (
     BLOWUP,
     S000_LEARNABLE,
     S000_LOW_LR,
+    S000_SUMMARY,
     S000_VALIDATION,
     S001_MATTERS,
     S001_SUMMARY,
     S002_COMPARISON,
     S003_NO_SCALE,
+    S003_SUMMARY,
     S004_TABLE,
     S004_VANISH,
     SPIKE_NATS,
@@ -383,6 +385,7 @@ def verdict_table(results):
     for source, doc, whose in (
         (S002_COMPARISON, "scaled: stable for any d_k", "002's comparison table"),
         (S001_SUMMARY, "stable training regardless of dimension", "001's key takeaway"),
+        (S000_SUMMARY, "Learning, with scaling: Stable training", "000's summary table"),
     ):
         checks.append(
             claims.check_threshold(
@@ -390,6 +393,18 @@ def verdict_table(results):
                 works_everywhere, f"at every d_k, some rate takes every seed to {REACH:.0%} with no blow-up or spike",
             )
         )
+    checks.append(
+        claims.check_threshold(
+            "training behavior, unscaled vs scaled (003's summary table)", S003_SUMMARY,
+            "unstable / slow vs stable / fast",
+            f"unscaled at d_k = {mid}: {'slow or unstable' if slow or shaky else 'neither slow nor unstable'}; "
+            f"scaled: {'stable' if works_everywhere else 'not stable'} at every d_k, "
+            f"{'faster' if faster else 'not faster'} than unscaled at every d_k",
+            (slow or shaky) and works_everywhere and faster,
+            "both halves hold: unscaled is slow or unstable (the row for 003 §3 above), and scaled has a "
+            f"working rate and reaches {REACH:.0%} in fewer steps than unscaled at every d_k",
+        )
+    )
     acc_m = s.best_accuracy(big, "mup")
     fast_m, fast_m_lr = s.fastest(big, "mup")
     slower = fast_m is None or (fast_s is not None and fast_m >= SLOWER * fast_s)
