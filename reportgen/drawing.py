@@ -6,7 +6,8 @@ slides) are drawn while the main process lays out the PDF, on the core it leaves
 
 import base64
 import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from reportgen import cache
@@ -85,11 +86,18 @@ class Drawer:
                         outcome.figures.append((Figure(e["slug"], e["caption"], e["alt"], None, e["part"]), svg))
                     if all("png" in e for e in entries):
                         self._store(outcome, digest, entries, cached)
-                    else:
-                        png = self._submit(outcome.experiment.name, outcome.results, ("png",))
-                        self.pngs.append((outcome, digest, entries, png))
+                        continue
+                    for e in entries:  # no PNG of older results may sit beside the new SVG
+                        (folder / f"{e['slug']}.png").unlink(missing_ok=True)
                 except Exception as exc:
                     self._failed(outcome, exc)
+                    continue
+                try:
+                    png = self._submit(outcome.experiment.name, outcome.results, ("png",))
+                except Exception as exc:  # a broken pool: the SVGs and the report still stand
+                    png = Future()
+                    png.set_exception(exc)
+                self.pngs.append((outcome, digest, entries, png))
         except BaseException:
             self.abandon()
             raise
@@ -128,6 +136,8 @@ class Drawer:
             entries = entries.result() if entries is not None else None
         except KeyError:
             entries = None  # not in the worker's registry (registered at run time): draw here
+        except BrokenProcessPool:
+            entries = None  # a worker died (killed, out of memory): draw here
         return entries if entries is not None else figure_entries(outcome.experiment, outcome.results)
 
     def _store(self, outcome, digest, entries, cached=False):

@@ -22,10 +22,14 @@ def subplots(nrows=1, ncols=1, height=2.8, **kwargs):
 def render(figure, formats=("svg", "png")):
     """{format: bytes} of a figure, free of dates, then close it."""
     import matplotlib.pyplot as plt
+    from matplotlib.layout_engine import PlaceHolderLayoutEngine  # left by a one-off tight_layout()
 
     # savefig's bbox_inches="tight" lays the figure out once more per format just to
     # measure it; measuring once for both saves a quarter of the drawing time.
     pad = plt.rcParams["savefig.pad_inches"]
+    engine = figure.get_layout_engine()
+    if engine is not None and not isinstance(engine, PlaceHolderLayoutEngine):
+        figure.draw_without_rendering()  # a layout engine runs at draw time: measure after it
     bbox = figure.get_tightbbox(figure.canvas.get_renderer()).padded(pad)
     metadata = {"svg": {"Date": None, "Creator": None}, "png": {"Software": None}}
     files = {}

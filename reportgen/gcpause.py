@@ -14,8 +14,8 @@ def paused_gc():
     the cycles go in the first collection after the block.
     """
     enabled = gc.isenabled()
-    gc.disable()
     try:
+        gc.disable()
         yield
     finally:
         if enabled:

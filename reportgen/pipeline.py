@@ -185,10 +185,9 @@ def build(config, progress):
     png_failed = drawer.close()  # PNGs were drawn while the report was rendered
     if drawer.pngs:
         timings["png wait"] = time.perf_counter() - stage
-    for name, reason in png_failed.items():
-        progress.echo(f"{name}: PNG figures FAILED: {reason}")
-
-    failed = [o.experiment.name for o in outcomes if o.error] + [f"{n} (PNG figures)" for n in png_failed]
+    # The reason goes in the summary line, which -q keeps: the report is written by now.
+    failed = [o.experiment.name for o in outcomes if o.error]
+    failed += [f"{name} (PNG figures: {reason})" for name, reason in png_failed.items()]
     ran = sum(1 for o in outcomes if not o.from_cache and not o.error)
     cached = sum(1 for o in outcomes if o.from_cache and not o.error)
     parts = [f"ran {ran} of {len(outcomes)}, {cached} from cache"]

@@ -167,7 +167,7 @@ def test_summary_lists_every_claim_not_confirmed(quick_build):
     assert verdicts.count("contradicted") == counts["contradicted"] > 0
     assert verdicts.count("unverifiable") == counts["unverifiable"]
     assert "confirmed" not in verdicts
-    assert f"The {counts['confirmed']} confirmed claims" in summary
+    assert f"Confirmed claims ({counts['confirmed']})" in summary
     for doc_rows in re.split(r"<h3 ", summary)[1:]:
         doc_verdicts = re.findall(r'<td><span class="verdict (\w+)">', doc_rows)
         assert doc_verdicts == sorted(doc_verdicts, key=VERDICTS.index)
@@ -389,8 +389,7 @@ def test_png_failure_fails_the_build_after_the_report(warm_dir, monkeypatch):
     monkeypatch.setattr(drawing.Drawer, "close", failing_close)
     result = invoke(["build", "--profile", "quick", "--format", "html"], warm_dir)
     assert result.exit_code == 1, describe(result)
-    assert "FAILED: variance (PNG figures)" in result.stdout
-    assert "variance: PNG figures FAILED: RuntimeError: no PNG for you" in result.stderr
+    assert "FAILED: variance (PNG figures: RuntimeError: no PNG for you)" in result.stdout
     assert (warm_dir / "output" / "report.html").is_file()
 
 
@@ -409,6 +408,35 @@ def test_failed_png_drawing_is_named_and_not_cached(tmp_path):
     drawer.pngs.append((outcome, "digest", [{"slug": "a", "svg": "<svg/>"}], future))
     assert drawer.close() == {"variance": "MemoryError: out of memory"}
     assert not (tmp_path / "cache").exists() and not (tmp_path / "figures").exists()
+
+
+def test_png_job_removes_the_old_png_and_a_broken_pool_fails_only_the_pngs(tmp_path):
+    """When the PNG drawing is queued, the PNG of older results goes; if the pool cannot take the
+    job, the SVGs (and so the report) stand and the failure is a PNG failure."""
+    from concurrent.futures import Future
+    from concurrent.futures.process import BrokenProcessPool
+
+    from reportgen.config import BuildConfig
+    from reportgen.drawing import Drawer
+    from reportgen.pipeline import Outcome
+
+    folder = tmp_path / "figures" / "variance"
+    folder.mkdir(parents=True)
+    (folder / "a.png").write_bytes(b"a PNG of older results")
+    drawer = Drawer(BuildConfig(cache_dir=str(tmp_path / "cache"), figures=str(tmp_path / "figures")))
+
+    def broken_pool(*args):
+        raise BrokenProcessPool("a worker died")
+
+    drawer._submit = broken_pool
+    svg_drawn = Future()
+    svg_drawn.set_result([{"slug": "a", "caption": "c", "alt": "a", "part": "", "svg": "<svg/>"}])
+    outcome = Outcome(EXPERIMENTS["variance"], results={})
+    drawer.jobs.append((outcome, "digest", svg_drawn))
+    drawer.finish()
+    assert outcome.error is None and [svg for _, svg in outcome.figures] == [b"<svg/>"]
+    assert (folder / "a.svg").read_bytes() == b"<svg/>" and not (folder / "a.png").exists()
+    assert drawer.close() == {"variance": "BrokenProcessPool: a worker died"}
 
 
 # --- failing and non-finite experiments ------------------------------------------------
