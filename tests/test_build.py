@@ -25,7 +25,7 @@ from conftest import (
 from reportgen import __version__, atomic
 from reportgen.claims import VERDICTS
 from reportgen.experiments import EXPERIMENTS
-from reportgen.experiments.base import PROFILES, Experiment
+from reportgen.experiments.base import PROFILES, Experiment, Figure, Table
 from reportgen.sources import Source
 
 needs_pdf = pytest.mark.skipif(not pdf_supported(), reason="WeasyPrint (Pango) is not available")
@@ -192,9 +192,36 @@ def test_registered_experiment_is_complete(name, quick_build):
     for profile in PROFILES:
         assert dataclasses.is_dataclass(e.params[profile]), profile
     assert callable(e.run) and callable(e.figures) and callable(e.tables)
+    assert e.summary.strip().endswith(".") and e.intro.strip()
     assert f'<section id="{name}"' in quick_build.html
     assert html.escape(e.title, quote=False) in quick_build.html
     assert quick_build.results["experiments"][name]["title"] == e.title
+
+
+def test_registry_is_in_report_order():
+    assert list(EXPERIMENTS) == ["variance", "saturation", "temperature", "worked", "gradients", "training"]
+
+
+@pytest.mark.parametrize("name", list(EXPERIMENTS))
+def test_experiment_tables_and_figures(name, quick_build):
+    """From the build's results, every table and figure sits under a sub-heading with a unique slug;
+    figures have captions and alt text that quotes numbers; checks cite the sections the
+    experiment covers, one quantity per row of a table."""
+    import matplotlib.pyplot as plt
+
+    e = EXPERIMENTS[name]
+    results = quick_build.results["experiments"][name]["results"]
+    tables, figures = e.tables(results), e.figures(results)
+    for f in figures:
+        plt.close(f.figure)
+    assert tables and all(isinstance(t, Table) and t.part for t in tables)
+    assert all(isinstance(f, Figure) and f.part and f.caption and re.search(r"\d", f.alt) for f in figures)
+    slugs = [t.slug for t in tables] + [f.slug for f in figures]
+    assert len(slugs) == len(set(slugs))
+    checks = [c for t in tables for c in t.checks]
+    assert checks and {c.source for c in checks} <= set(e.covers)
+    for t in tables:  # claim ids come from the quantity: unique within a table
+        assert len({c.quantity for c in t.checks}) == len(t.checks), t.slug
 
 
 def test_html_sections_and_anchors(quick_build):
@@ -225,26 +252,7 @@ def test_write_atomic_failure_keeps_old_file(tmp_path, monkeypatch):
     """A write that fails half-way leaves the old file intact and no temp file."""
     target = tmp_path / "f.bin"
     target.write_bytes(b"old content")
-    real_fdopen = os.fdopen
-
-    class HalfWriter:
-        def __init__(self, f):
-            self.f = f
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            self.f.close()
-
-        def write(self, data):
-            self.f.write(data[: len(data) // 2])
-            raise OSError(errno.ENOSPC, "No space left on device")
-
-        def __getattr__(self, name):
-            return getattr(self.f, name)
-
-    monkeypatch.setattr(atomic.os, "fdopen", lambda fd, mode: HalfWriter(real_fdopen(fd, mode)))
+    _fail_when_writing(monkeypatch, b"new content")
     with pytest.raises(OSError):
         atomic.write_atomic(target, b"new content that will not fit")
     monkeypatch.undo()

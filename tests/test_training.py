@@ -1,15 +1,11 @@
 """The training family: batched training equals per-model training, spikes, and a tiny run."""
 
 import pytest
-from conftest import run_experiment
 import torch
+from conftest import run_experiment
 
-from reportgen.claims import VERDICTS, Check
-from reportgen.experiments import EXPERIMENTS
 from reportgen.experiments import training as T
-from reportgen.experiments.base import PROFILES, Figure, Table
 from reportgen.sampling import generator
-from reportgen.sources import Source
 
 TINY = T.TrainingParams(dims=(8, 32), lrs=(1e-2, 1e-1), seeds=2, steps=20, batch=8, window=5)
 
@@ -69,28 +65,3 @@ def test_run_results_are_plain(results):
     assert isinstance(model["diverged"], bool) and isinstance(model["spikes"], int)
 
 
-def test_tables_have_valid_verdicts(results):
-    tables = EXPERIMENTS["training"].tables(results)
-    assert tables and all(isinstance(t, Table) and t.part for t in tables)
-    checks = [c for t in tables for c in t.checks]
-    assert checks and all(isinstance(c, Check) and c.verdict in VERDICTS for c in checks)
-    assert all(c.tolerance and c.measured for c in checks)
-
-
-def test_figures_are_drawn(results):
-    import matplotlib.pyplot as plt
-
-    figures = EXPERIMENTS["training"].figures(results)
-    assert figures and all(isinstance(f, Figure) and f.part and f.alt for f in figures)
-    for f in figures:
-        plt.close(f.figure)
-
-
-def test_registry_entry_complete():
-    e = EXPERIMENTS["training"]
-    assert e is T.EXPERIMENT and set(e.params) == set(PROFILES)
-    assert all(isinstance(s, Source) for s in e.covers)
-    assert callable(e.run) and callable(e.figures) and callable(e.tables) and e.intro
-    standard = e.params["standard"]
-    assert len(standard.lrs) >= 5 and max(standard.lrs) / min(standard.lrs) >= 100
-    assert len(standard.dims) >= 3 and max(standard.dims) >= 256 and standard.seeds >= 3

@@ -10,6 +10,7 @@ S000_LOW_LR = Source("000", "Low Learning Rates")
 S000_VALIDATION = Source("000", "Empirical Validation")
 S000_LEARNABLE = Source("000", "Learnable Temperature")
 S000_SUMMARY = Source("000", "Summary")
+S000_WHY = Source("000", "Why √d_k Specifically?")
 S001_MATTERS = Source("001", "Why This Matters")
 S001_EX3 = Source("001", "Exercises (3: Scaling ablation)")
 S001_SUMMARY = Source("001", "Summary (Key takeaway)")
@@ -378,6 +379,7 @@ EXPERIMENT = Experiment(
         S000_VALIDATION,
         S000_LEARNABLE,
         S000_SUMMARY,
+        S000_WHY,
         S001_MATTERS,
         S001_EX3,
         S001_SUMMARY,

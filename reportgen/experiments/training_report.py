@@ -13,6 +13,7 @@ from reportgen.experiments.training import (
     S000_LOW_LR,
     S000_SUMMARY,
     S000_VALIDATION,
+    S000_WHY,
     S001_MATTERS,
     S001_SUMMARY,
     S002_COMPARISON,
@@ -23,10 +24,8 @@ from reportgen.experiments.training import (
     SPIKE_NATS,
     SPIKE_SMOOTHING,
 )
-from reportgen.sources import Source
 from reportgen.stats import Z95, mean_interval
 
-S000_WHY = Source("000", "Why √d_k Specifically?")
 PART_SWEEP = "The learning-rate sweep"
 PART_CURVES = "Learning curves, attention entropy and max |logit|"
 PART_TEMPERATURE = "Where a learnable multiplier ends up"

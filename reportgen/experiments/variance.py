@@ -14,6 +14,8 @@ S000_MEASURE = Source("000", "Concentration of Measure")
 S000_TORCH = Source("000", "Standard PyTorch Implementation")
 S001_VAR = Source("001", "Variance Analysis")
 S001_MATTERS = Source("001", "Why This Matters")
+S001_WORKS = Source("001", "Why √d_k Works")
+S000_SCALE = Source("000", "Applying the Scale Factor")
 S002_EVIDENCE = Source("002", "Experimental Evidence: Dimension vs Variance")
 S003_CHECK = Source("003", "Optional check in code")
 S004_VAR = Source("004", "1. The Variance of High-Dimensional Dot Products")
@@ -269,10 +271,14 @@ EXPERIMENT = Experiment(
     covers=(
         S000_PROBLEM,
         S000_VERIFY,
+        S000_STD,
+        S000_SCALE,
         S000_WHY,
         S000_MEASURE,
         S000_TORCH,
         S001_VAR,
+        S001_WORKS,
+        S001_MATTERS,
         S002_EVIDENCE,
         S003_CHECK,
         S004_VAR,

@@ -21,19 +21,25 @@ from reportgen.experiments.variance import (
     INITS,
     S000_MEASURE,
     S000_PROBLEM,
+    S000_SCALE,
     S000_STD,
     S000_VERIFY,
     S000_WHY,
     S001_MATTERS,
     S001_VAR,
+    S001_WORKS,
     S002_EVIDENCE,
     S004_VAR,
 )
-from reportgen.sources import Source
-from reportgen.stats import Z95, Z99, mean_interval, quantile_range, variance_interval, variance_se, wilson_interval
-
-S000_SCALE = Source("000", "Applying the Scale Factor")
-S001_WORKS = Source("001", "Why √d_k Works")
+from reportgen.stats import (
+    Z95,
+    Z99,
+    mean_interval,
+    quantile_range,
+    variance_interval,
+    variance_se,
+    wilson_interval,
+)
 
 
 def _var_interval(row, z):
