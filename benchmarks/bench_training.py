@@ -60,13 +60,14 @@ def main(argv=None):
 
     import torch
 
-    from reportgen.experiments import training as T
+    from reportgen.experiments.training import run as T
+    from reportgen.experiments.training.params import PARAMS
     from reportgen.sampling import generator
 
     if args.device == "cpu":
         torch.set_num_threads(args.threads)
     torch.set_flush_denormal(True)  # as training.run does
-    params = T.PARAMS[args.profile]
+    params = PARAMS[args.profile]
     dims = (args.dk,) if args.dk else params.dims
     trainers = (("batched", T.train_batched), ("per-model loop", T.train_looped))
 

@@ -39,3 +39,12 @@ def write_if_changed(path, data):
         return False
     write_atomic(path, data)
     return True
+
+
+def remove_leftovers(folder):
+    """Remove the temporary files write_atomic leaves when a build is killed mid-write."""
+    try:
+        for leftover in Path(folder).glob(".*.tmp"):
+            leftover.unlink(missing_ok=True)
+    except OSError:
+        pass  # a folder we cannot list holds nothing we can clean

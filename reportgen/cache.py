@@ -1,28 +1,96 @@
-"""Results cache keyed on everything that can change a number."""
+"""Caches keyed on everything that can change what they hold, and nothing else.
 
+An experiment's results depend on its `run` module, the modules that one imports
+(followed through the package, read as files, never imported: importing sampling
+would import torch, which a cached build never needs), its parameters, the seed,
+the device and the library versions. Its claims, captions and tables are not part
+of the key, so editing a margin or a caption reruns no experiment.
+"""
+
+import ast
 import hashlib
-import importlib
-import inspect
+import importlib.resources
+import importlib.util
 import json
-import sys
+import re
 from importlib import metadata
 from pathlib import Path
 
 from reportgen.atomic import write_atomic
 
-# Modules whose code shapes every experiment's numbers besides the experiment's own
-# (read as files: importing sampling would import torch, which a cached build never needs).
-SHARED_MODULES = ("sampling.py", "stats.py")
+PACKAGE = "reportgen"
+
+
+def _package_root(top):
+    """Folder of a top-level package, found without importing it."""
+    if top == PACKAGE:
+        return Path(__file__).parent
+    spec = importlib.util.find_spec(top)
+    return Path(spec.submodule_search_locations[0]) if spec and spec.submodule_search_locations else None
+
+
+def module_file(name):
+    """Path of a module inside a package, found without importing it; None when it is no module."""
+    top, *parts = name.split(".")
+    root = _package_root(top)
+    if root is None:
+        return None
+    for path in (root.joinpath(*parts).with_suffix(".py"), root.joinpath(*parts, "__init__.py")):
+        if path.is_file():
+            return path
+    return None
+
+
+def _imports(path, module, packages=(PACKAGE,)):
+    """Dotted names in `packages` that a file imports (module and function level)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
+            names.add(base)
+            names.update(f"{base}.{a.name}" for a in node.names)  # `from pkg import module`
+    return {n for n in names if n.split(".")[0] in packages}
+
+
+def source_closure(module):
+    """{module name: path} of `module` and every module of ours it imports, transitively.
+
+    "Ours": reportgen, and the package `module` belongs to (a family kept elsewhere).
+    """
+    packages = {PACKAGE, module.split(".")[0]}
+    seen, todo = {}, [module]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        path = module_file(name)
+        if path is None or name == PACKAGE or "." not in name:
+            continue
+        seen[name] = path
+        todo.extend(_imports(path, name, packages) - seen.keys())
+    return dict(sorted(seen.items()))
+
+
+def digest_sources(module):
+    """Hash of the source of a module and of everything of ours it imports."""
+    digest = hashlib.sha256()
+    for name, path in source_closure(module).items():
+        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
 
 
 def key(experiment, params, seed, device_kind):
-    """Hash of the experiment's source, its parameters, the seed, the device and library versions."""
-    module = sys.modules[experiment.run.__module__]
-    root = Path(__file__).parent
-    sources = [inspect.getsource(module)] + [(root / name).read_text() for name in SHARED_MODULES]
+    """Hash of the run code's sources, the parameters, the seed, the device and library versions."""
     material = {
         "experiment": experiment.name,
-        "source": hashlib.sha256("\n".join(sources).encode()).hexdigest(),
+        "source": digest_sources(f"{experiment.package}.run"),
         "params": repr(params),
         "seed": seed,
         "device": device_kind,
@@ -32,39 +100,235 @@ def key(experiment, params, seed, device_kind):
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()[:32]
 
 
-def figures_key(experiment, results):
-    """Hash of the results and of the code and style that draw the experiment's figures."""
-    root = Path(__file__).parent
-    module = Path(sys.modules[experiment.run.__module__].__file__)
-    family = sorted(module.parent.glob(f"{module.stem}*.py"))  # variance.py, variance_report.py, …
-    # stats.py too: figures draw confidence intervals with it.
-    files = family + [root / "experiments" / "base.py", root / "figures.py", root / "stats.py"]
-    style = Path(importlib.import_module("reportgen.templates").__file__).parent / "report.mplstyle"
-    digest = hashlib.sha256(json.dumps(results, sort_keys=True).encode())
-    for path in files + [style]:
-        digest.update(path.read_bytes())
+def figures_key(experiment, results, documented):
+    """Hash of the results, the documented numbers marked, the drawing code and the style."""
+    digest = hashlib.sha256(json.dumps([results, documented], sort_keys=True).encode())
+    digest.update(digest_sources(f"{experiment.package}.figures").encode())
+    style = Path(str(importlib.resources.files("reportgen.templates") / "report.mplstyle"))
+    digest.update(style.read_bytes())
     digest.update(metadata.version("matplotlib").encode())
     return digest.hexdigest()[:32]
 
 
-def _path(cache_dir, name, digest):
-    return Path(cache_dir) / f"{name}-{digest}.json"
+# --- storage: the cache folder is input reportgen did not write in this run ---------------
+
+TAG = "CACHEDIR.TAG"
+# Cache Directory Tagging Specification (https://bford.info/cachedir/): backup tools skip the
+# folder, and reportgen uses it only when it finds this tag (or makes the folder itself).
+TAG_TEXT = (
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This folder is reportgen's cache; reportgen may replace or delete the entries it wrote here.\n"
+)
+FORMAT = 2  # entry layout: {"format", "key", "sha256", "payload"}
+NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,79}")
+DIGEST = re.compile(r"[0-9a-f]{32}")
+MAX_DEPTH = 64  # deeper JSON than any result reportgen writes is not ours
+# Names reportgen gives cache files (reportgen 0.1 wrote no tag; such a folder is adopted).
+OURS = re.compile(r"[a-z0-9][a-z0-9_.-]*-[0-9a-f]{32}\.(json|bin|pdf)|\..+\.tmp")
 
 
-def load(cache_dir, name, digest):
-    """Cached results, or None when missing or unreadable (a corrupt entry is recomputed)."""
-    path = _path(cache_dir, name, digest)
+def _payload_hash(payload):
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, allow_nan=True).encode()).hexdigest()
+
+
+def _depth(value, limit=MAX_DEPTH):
+    """Nesting depth of a JSON value, stopping early past `limit`."""
+    stack, deepest = [(value, 1)], 0
+    while stack:
+        item, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if deepest > limit:
+            return deepest
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+    return deepest
+
+
+class Cache:
+    """reportgen's cache folder: entries checked before use, faults turned into warnings.
+
+    An entry that fails its checks is a miss (recomputed, with one warning); a folder that
+    cannot be used means building without it; a result that cannot be stored is still used.
+    """
+
+    def __init__(self, folder, read=True, warn=None):
+        self.folder = Path(folder)
+        self.warn = warn or (lambda message: None)
+        self._warned = set()
+        self.writable = self._usable()
+        self.enabled = read and self.writable  # --no-cache: recompute, then refresh the entries
+
+    def _warn_once(self, kind, message):
+        if kind not in self._warned:
+            self._warned.add(kind)
+            self.warn(message)
+
+    def _usable(self):
+        """Whether the folder is ours: tagged, or created (or empty) now and tagged."""
+        folder = self.folder
+        try:
+            if folder.exists() and not folder.is_dir():
+                self.warn(f"cache_dir {folder} is not a folder; building without the cache")
+                return False
+            if (folder / TAG).is_file():
+                return True
+            if folder.exists() and not all(OURS.fullmatch(p.name) for p in folder.iterdir()):
+                self.warn(f"cache_dir {folder} holds files reportgen did not write (no {TAG}); "
+                          "building without the cache; point cache_dir at an empty or new folder")
+                return False
+            folder.mkdir(parents=True, exist_ok=True)
+            write_atomic(folder / TAG, TAG_TEXT)
+            return True
+        except OSError as exc:
+            self.warn(f"cache_dir {folder} is unusable ({exc.strerror or exc}); building without the cache")
+            return False
+
+    def _path(self, name, digest, suffix=".json"):
+        assert NAME.fullmatch(name) and DIGEST.fullmatch(digest), (name, digest)
+        return self.folder / f"{name}-{digest}{suffix}"
+
+    def load(self, name, digest, check=None):
+        """The payload stored under (name, digest), or None when missing or invalid.
+
+        `check(payload)` returns a reason the payload is unfit, or None; it runs after the
+        entry's own key and content hash are verified.
+        """
+        if not self.enabled:
+            return None
+        path = self._path(name, digest)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError) as exc:
+            return self._invalid(name, f"unreadable ({getattr(exc, 'strerror', None) or exc})")
+        try:
+            entry = json.loads(text)
+        except (ValueError, RecursionError):
+            return self._invalid(name, "not JSON")
+        if isinstance(entry, dict) and "key" in entry and entry.get("format") != FORMAT:
+            return None  # written by another version of reportgen: a plain miss
+        if not isinstance(entry, dict) or entry.get("key") != digest:
+            return self._invalid(name, "not an entry of this key")
+        payload = entry.get("payload")
+        if _depth(payload) > MAX_DEPTH:
+            return self._invalid(name, "nested deeper than any result")
+        if entry.get("sha256") != _payload_hash(payload):
+            return self._invalid(name, "its content does not match its hash")
+        reason = check(payload) if check else None
+        if reason:
+            return self._invalid(name, reason)
+        return payload
+
+    def _invalid(self, name, reason):
+        self.warn(f"cache entry for {name} ignored: {reason}; recomputing it")
+        return None
+
+    def store(self, name, digest, payload):
+        """Save a payload under its key; False (with one warning) when the folder refuses it."""
+        if not self.writable:
+            return False
+        entry = {"format": FORMAT, "key": digest, "sha256": _payload_hash(payload), "payload": payload}
+        return self._write(self._path(name, digest), json.dumps(entry, allow_nan=True))
+
+    def _write(self, path, data):
+        try:
+            write_atomic(path, data)
+            return True
+        except OSError as exc:
+            self._warn_once("store", f"cannot store in cache_dir {self.folder} ({exc.strerror or exc}); "
+                                     "this build's results are used, not cached")
+            return False
+
+    def load_bytes(self, name, digest, check=None):
+        """A stored file (the rendered PDF) when its recorded hash and `check` agree, else None."""
+        meta = self.load(f"{name}.meta", digest)
+        if meta is None:
+            return None
+        try:
+            data = self._path(name, digest, ".bin").read_bytes()
+        except OSError:
+            return self._invalid(name, "its file is missing or unreadable")
+        if not isinstance(meta, dict) or hashlib.sha256(data).hexdigest() != meta.get("sha256"):
+            return self._invalid(name, "its file does not match its hash")
+        reason = check(data) if check else None
+        return self._invalid(name, reason) if reason else data
+
+    def store_bytes(self, name, digest, data):
+        """Store a file and its hash; older files of the same name are removed (only ours)."""
+        if not self.writable:
+            return False
+        ok = self._write(self._path(name, digest, ".bin"), data)
+        ok = ok and self.store(f"{name}.meta", digest, {"sha256": hashlib.sha256(data).hexdigest()})
+        if ok:
+            self.prune(name, digest)
+        return ok
+
+    def prune(self, name, keep):
+        """Remove this cache's older entries of `name`: only files whose names reportgen gives them."""
+        pattern = re.compile(rf"{re.escape(name)}(\.meta)?-[0-9a-f]{{32}}\.(json|bin)")
+        try:
+            for path in self.folder.iterdir():
+                if pattern.fullmatch(path.name) and keep not in path.name:
+                    path.unlink(missing_ok=True)
+        except OSError:
+            pass  # an old entry left behind is harmless: it is never read under another key
+
+
+# --- what a valid entry holds -------------------------------------------------------------
+
+SLUG = re.compile(r"[a-z0-9][a-z0-9_-]{0,79}")
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def check_run(payload):
+    """Why a cached run entry is unfit, or None: {computed_at: ISO time, results: object}."""
+    import datetime
+
+    if not isinstance(payload, dict) or set(payload) != {"computed_at", "results"}:
+        return "not a run entry"
+    if not isinstance(payload["results"], dict):
+        return "its results are not an object"
     try:
-        entry = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError):
-        return None
-    if not isinstance(entry, dict) or entry.get("key") != digest or "results" not in entry:
-        return None
-    return entry["results"]
+        when = datetime.datetime.fromisoformat(payload["computed_at"])
+    except (TypeError, ValueError):
+        return "its time stamp is not an ISO date"
+    if when.tzinfo is None or not 1970 <= when.year <= 9999:
+        return "its time stamp is out of range"
+    return None
 
 
-def store(cache_dir, name, digest, results):
-    """Save results atomically under their key."""
-    write_atomic(_path(cache_dir, name, digest), json.dumps({"key": digest, "results": results}, allow_nan=True))
+def check_figures(payload):
+    """Why cached figure entries are unfit, or None: safe slugs, text fields, SVG and PNG data."""
+    import base64
+    import binascii
+
+    if not isinstance(payload, list):
+        return "not a list of figures"
+    slugs = set()
+    for entry in payload:
+        if not isinstance(entry, dict) or not SLUG.fullmatch(str(entry.get("slug", ""))):
+            return "a figure without a safe name"
+        if entry["slug"] in slugs:
+            return "a figure name used twice"
+        slugs.add(entry["slug"])
+        if not all(isinstance(entry.get(k), str) for k in ("caption", "alt", "part", "svg")):
+            return f"figure {entry['slug']} lacks its caption, alt text or SVG"
+        if not entry["svg"].lstrip().startswith(("<?xml", "<svg")):
+            return f"figure {entry['slug']} is not SVG"
+        if "png" in entry:
+            try:
+                if not base64.b64decode(entry["png"], validate=True).startswith(PNG_MAGIC):
+                    return f"figure {entry['slug']}'s PNG is not a PNG"
+            except (binascii.Error, ValueError, TypeError):
+                return f"figure {entry['slug']}'s PNG is not base64"
+    return None
+
+
+def check_pdf(data):
+    """Why cached PDF bytes are unfit, or None."""
+    if not data.startswith(b"%PDF-") or b"%%EOF" not in data[-1024:]:
+        return "not a complete PDF"
+    return None

@@ -20,13 +20,39 @@ class CleanError(click.ClickException):
         return self.message
 
 
+class Terminated(BaseException):
+    """SIGTERM: unwinds like Ctrl-C (cleanup runs), then exits 143."""
+
+
+def _terminate(signum, frame):
+    raise Terminated()
+
+
 def guarded(func):
+    """Our errors as one clean line; Ctrl-C (130) and SIGTERM (143) stop cleanly, files intact."""
+
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
+        import signal
+
+        previous = signal.getsignal(signal.SIGTERM)
+        try:
+            signal.signal(signal.SIGTERM, _terminate)
+        except ValueError:  # not the main thread (embedded use): leave signals alone
+            previous = None
         try:
             return func(*args, **kwargs)
         except ReportgenError as error:
             raise CleanError(error) from None
+        except KeyboardInterrupt:
+            click.echo("interrupted: files written before the interrupt are as they were", err=True)
+            raise click.exceptions.Exit(130) from None
+        except Terminated:
+            click.echo("terminated: files written before the signal are as they were", err=True)
+            raise click.exceptions.Exit(143) from None
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
 
     return wrapper
 
@@ -101,10 +127,13 @@ def run(name, config_file, **flags):
     from reportgen.progress import Progress
     from reportgen.terminal import print_tables
 
+    from reportgen.claims import catalog
+    from reportgen.experiments import EXPERIMENTS
+
     config = load_config(config_file, only=name, **flags)
-    _, outcomes = run_all(config, Progress(config.quiet))
-    print_tables(outcomes)
-    if any(o.error for o in outcomes):
+    _, sections = run_all(config, Progress(config.quiet), catalog(), EXPERIMENTS)
+    print_tables(sections)
+    if any(s.error for s in sections):
         raise click.exceptions.Exit(1)
 
 
@@ -114,13 +143,13 @@ def run(name, config_file, **flags):
 @click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON instead of a table.")
 @click.option("--seeds", type=click.IntRange(1, 100), default=1, show_default=True,
               help="Repeat the run under this many consecutive seeds; verdicts that flip are 'unstable'.")
-@click.option("--record", is_flag=True, help="Make this run's verdicts the registry's expected ones (maintainers).")
+@click.option("--record", is_flag=True, help="Make this run's verdicts the expected ones in reportgen/claims/ (maintainers).")
 @guarded
 def check(config_file, as_json, seeds, record, **flags):
-    """Run the claim checks (no rendering) and compare each verdict with the registry.
+    """Run the claim checks (no rendering) and compare each verdict with the expected one.
 
-    Exit 0 when every verdict equals the one recorded as expected, 1 when any changed,
-    is new or is missing, so a nightly run catches a library or code change that flips a result.
+    Exit 0 when every verdict equals the one recorded as expected, 1 when any changed
+    or is missing, so a nightly run catches a library or code change that flips a result.
     """
     import json
 
@@ -132,7 +161,8 @@ def check(config_file, as_json, seeds, record, **flags):
     rows, failed = factcheck.compare(config, Progress(config.quiet or as_json), seeds)
     if record:
         n = factcheck.record(rows, config.profile)
-        click.echo(f"recorded {n} claims for profile {config.profile} in reportgen/registry/")
+        click.echo(f"recorded the verdicts of {len(rows)} claims for profile {config.profile}: "
+                   f"{n} expectations changed in reportgen/claims/")
         return
     if as_json:
         payload = {"rows": [r.to_json() for r in rows], "failed": failed, "profile": config.profile,

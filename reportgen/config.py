@@ -6,7 +6,8 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 from reportgen.errors import ConfigError
-from reportgen.experiments.base import PROFILES
+from reportgen.family import PROFILES
+from reportgen.provenance import source_date_epoch
 
 DEVICES = ("auto", "cpu", "cuda")
 FORMATS = ("html", "pdf")
@@ -131,6 +132,42 @@ def load(config_file=None, cli=None, experiments=()):
             values[name] = _check(name, value, experiments)
         except ValueError as exc:
             problems.append(f"--{name.replace('_', '-')}: {exc}")
+    config = replace(BuildConfig(), **values)
+    problems += overlapping_folders(config) + unusable_output(config.output)
+    try:
+        source_date_epoch()  # checked before any work, not when the first result is stamped
+    except ConfigError as exc:
+        problems += exc.problems
     if problems:
         raise ConfigError(problems)
-    return replace(BuildConfig(), **values)
+    return config
+
+
+def unusable_output(output):
+    """A problem when the output folder cannot be made or written, found before any work."""
+    import os
+
+    path = Path(output).resolve()
+    existing = next((p for p in (path, *path.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        return [f"output: {output} cannot be a folder: {existing} is a file; choose another --output"]
+    if existing is not None and not os.access(existing, os.W_OK | os.X_OK):
+        return [f"output: {existing} is not writable; choose another --output"]
+    return []
+
+
+def overlapping_folders(config):
+    """Problems for output, figures and cache_dir that are the same folder or nest in each other."""
+    folders = {"output": config.output, "figures": config.figures, "cache_dir": config.cache_dir}
+    resolved = {key: Path(value).resolve() for key, value in folders.items()}
+    problems = []
+    keys = list(folders)
+    for i, a in enumerate(keys):
+        for b in keys[i + 1 :]:
+            pa, pb = resolved[a], resolved[b]
+            if pa == pb or pa in pb.parents or pb in pa.parents:
+                problems.append(
+                    f"'{a}' ({folders[a]}) and '{b}' ({folders[b]}) overlap; reportgen replaces and removes "
+                    "files in each of them, so give each its own folder"
+                )
+    return problems

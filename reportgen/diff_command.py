@@ -28,10 +28,14 @@ def _load(path):
         raise DiffInputError(f"{path}: not JSON (not UTF-8 text)") from None
     except json.JSONDecodeError as exc:
         raise DiffInputError(f"{path}: not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise DiffInputError(f"{path}: nested too deeply to be a reportgen results.json") from None
     except OSError as exc:
         raise DiffInputError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     try:
         validate(doc, str(path))
+    except RecursionError:
+        raise DiffInputError(f"{path}: nested too deeply to be a reportgen results.json") from None
     except ResultsShapeError as exc:
         raise DiffInputError(f"not a reportgen results.json: {exc}") from None
     return doc

@@ -1,28 +1,27 @@
 """What changed between two results.json documents: verdicts, numbers, provenance.
 
-`compare(old, new)` takes two parsed results.json documents (report.results_document's
-shape) and returns a `Drift`:
+`compare(old, new)` takes two parsed results.json documents (schema version 2, see
+report.results_document) and returns a `Drift`:
 
-- verdict changes: checks matched on (experiment, quantity, source) whose verdict differs,
-  plus checks only in one document (added / removed) and experiments added, removed or
-  whose status changed;
-- numbers that moved beyond their confidence interval: only where a check states one for
-  its measured value (see `intervals`), and only when the new value lies outside the old
+- verdict changes: claims matched on their stable id whose verdict differs, plus claims
+  only in one document (added / removed) and experiments added, removed or whose status
+  changed;
+- measurements that moved beyond their interval: for claims whose measurement has a
+  value and an interval in both documents, when the new value lies outside the old
   interval or the old value outside the new one;
 - every numeric leaf of each experiment's `results` tree that changed at all (see
   `REL_TOL`), counted, with the largest relative changes listed;
 - provenance differences (profile, seed, device, library versions, commit, build time),
   which usually explain the numbers that moved.
 
+Numbers are read as numbers from the documents: nothing is parsed out of text.
 Pure Python and standard library only: no torch, so it runs anywhere results.json does.
-`exit_code(drift)` is 0 when no matched check changed verdict, 1 when one did; checks
-added or removed are listed but do not set it (a renamed check would otherwise fail the
-comparison), nor do moved numbers (they explain, they are not verdicts).
+`exit_code(drift)` is 1 when a matched claim changed verdict or a claim disappeared, else 0;
+claims added and numbers that moved are listed but do not set it.
 """
 
 import json
 import math
-import re
 from dataclasses import asdict, dataclass, field
 
 # A numeric leaf "changed" when |new - old| > REL_TOL * max(|old|, |new|). Floats survive
@@ -36,105 +35,26 @@ TEXT_LIMIT = 20  # items per list in the text output (the JSON has them all)
 
 NONFINITE_STRINGS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf, "infinity": math.inf, "-infinity": -math.inf}
 
-# A number as claims.fmt prints it: optional sign (ASCII or U+2212), digits grouped by a
-# space (or a no-break / thin space) in threes, optional decimals and exponent.
-_SEP = "[ \u00a0\u2009\u202f]"
-_NUM = rf"[-+\u2212]?(?:\d{{1,3}}(?:{_SEP}\d{{3}})+|\d+)(?:\.\d+)?(?:[eE][-+\u2212]?\d+)?"
-_INTERVAL = rf"\[\s*(?P<lo>{_NUM})\s*,\s*(?P<hi>{_NUM})\s*\]"
-# "16.634 [15.590, 17.678]": a value directly followed by its interval.
-_VALUE_INTERVAL = re.compile(rf"(?<![\w.\]])(?P<value>{_NUM})\s*{_INTERVAL}")
-# "5.886 (6/d_k = 6.000)": the leading number of a measured string.
-_LEADING = re.compile(rf"^\s*(?P<value>{_NUM})(?=$|[\s(;,])")
-# "99% CI of the measurement: [0.868, 1.093]", "measured value's 99% interval: [...]":
-# an interval that the tolerance text itself says belongs to the measurement.
-_TOL_INTERVAL = re.compile(rf"(?P<label>[^:;]*):\s*{_INTERVAL}")
+VERDICTS = ("confirmed", "contradicted", "unverifiable")
+SCHEMA_VERSION = 2
 
 
 class ResultsShapeError(ValueError):
     """The document is not shaped like a reportgen results.json."""
 
 
-def parse_number(text):
-    """Float of a number as reportgen prints it ('3 962.161', '−0.5', '6e-07'); None if not one."""
-    if not isinstance(text, str):
-        return None
-    text = text.strip()
-    if not re.fullmatch(_NUM, text):
-        return None
-    value = float(re.sub(_SEP, "", text).replace("\u2212", "-"))
-    return value if math.isfinite(value) else None
-
-
-@dataclass
-class Interval:
-    """A measured value with its confidence interval, read from a check's text."""
-
-    label: str  # text before the value ("‖J‖_F"), "" for the only one
-    value: float
-    lo: float
-    hi: float
-    where: str  # "measured" or "tolerance": which text gave the interval
-
-    def contains(self, x):
-        return self.lo <= x <= self.hi
-
-
-def _plausible(value, lo, hi):
-    """Conservative: only a finite, ordered interval that holds its own point estimate."""
-    if None in (value, lo, hi):
-        return False
-    return lo <= hi and lo <= value <= hi
-
-
-def intervals(check):
-    """Intervals a check states for its measured value(s), read conservatively.
-
-    1. "value [lo, hi]" pairs in `measured` ("‖J‖_F: 0.285 [0.182, 0.447]; ‖J‖_2: ...");
-    2. otherwise, when `measured` starts with a number and `tolerance` gives an interval it
-       calls the measurement's ("99% CI of the measurement: [lo, hi]", "measured value's
-       99% interval: [lo, hi]"), that number with that interval.
-    Anything else yields nothing: a bare range ("[-8.3, 6.5] in this run"), an interval of
-    the documented value ("99% interval of a 10 000-pair sample variance") or one that does
-    not hold its own value is not a confidence interval of the measurement.
-    """
-    measured = check.get("measured") or ""
-    tolerance = check.get("tolerance") or ""
-    found, start = [], 0
-    for m in _VALUE_INTERVAL.finditer(measured):
-        value, lo, hi = (parse_number(m[g]) for g in ("value", "lo", "hi"))
-        label = measured[start:m.start()].strip(" :;,()")
-        start = m.end()
-        if _plausible(value, lo, hi):
-            found.append(Interval(label, value, lo, hi, "measured"))
-    if found:
-        return found
-    lead = _LEADING.match(measured)
-    if lead is None:
-        return []
-    value = parse_number(lead["value"])
-    for m in _TOL_INTERVAL.finditer(tolerance):
-        label = m["label"].lower()
-        if "measure" in label and ("ci" in label.split() or "interval" in label or "confidence" in label):
-            lo, hi = parse_number(m["lo"]), parse_number(m["hi"])
-            if _plausible(value, lo, hi):
-                return [Interval("", value, lo, hi, "tolerance")]
-    return []
-
-
 @dataclass
 class CheckRef:
-    experiment: str
-    quantity: str
-    source: str
+    id: str
+    label: str
     verdict: str
     measured: str
 
 
 @dataclass
 class VerdictChange:
-    experiment: str
-    quantity: str
-    source: str
+    id: str
+    label: str
     old: str
     new: str
     old_measured: str
@@ -143,11 +63,9 @@ class VerdictChange:
 
 @dataclass
 class CIMove:
-    """A measured value that left the other run's confidence interval."""
+    """A measured value that left the other run's interval."""
 
-    experiment: str
-    quantity: str
-    source: str
+    id: str
     label: str
     old: float
     old_interval: list
@@ -177,7 +95,7 @@ class Drift:
     checks_added: list = field(default_factory=list)  # CheckRef
     checks_removed: list = field(default_factory=list)  # CheckRef
     checks_compared: int = 0
-    measured_changed: int = 0  # matched checks whose measured text differs
+    measured_changed: int = 0  # matched claims whose measured value differs
     beyond_ci: list = field(default_factory=list)  # CIMove
     intervals_compared: int = 0
     leaves_compared: int = 0
@@ -190,11 +108,11 @@ class Drift:
 
     @property
     def verdict_changed(self):
-        return bool(self.verdict_changes)
+        return bool(self.verdict_changes or self.checks_removed)
 
 
 def exit_code(drift):
-    """0 when no matched check changed verdict, 1 when one did."""
+    """1 when a matched claim changed verdict or a claim disappeared, else 0."""
     return 1 if drift.verdict_changed else 0
 
 
@@ -205,27 +123,38 @@ def validate(doc, label="document"):
     """Raise ResultsShapeError naming the first thing that is not results.json-shaped."""
     if not isinstance(doc, dict):
         raise ResultsShapeError(f"{label}: top level is {type(doc).__name__}, not an object")
+    version = doc.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise ResultsShapeError(
+            f"{label}: schema version {version or 1}, this reportgen reads {SCHEMA_VERSION}; rebuild it with this version"
+        )
     experiments = doc.get("experiments")
     if not isinstance(experiments, dict):
         raise ResultsShapeError(f"{label}: no 'experiments' object")
     if "provenance" in doc and not isinstance(doc["provenance"], (dict, type(None))):
         raise ResultsShapeError(f"{label}: 'provenance' is not an object")
     for name, exp in experiments.items():
-        where = f"{label}: experiments.{name}"
         if not isinstance(exp, dict):
+            raise ResultsShapeError(f"{label}: experiments.{name} is not an object")
+    claims = doc.get("claims")
+    if not isinstance(claims, list):
+        raise ResultsShapeError(f"{label}: no 'claims' list")
+    seen = set()
+    for i, claim in enumerate(claims):
+        where = f"{label}: claims[{i}]"
+        if not isinstance(claim, dict):
             raise ResultsShapeError(f"{where} is not an object")
-        checks = exp.get("checks", [])
-        if not isinstance(checks, list):
-            raise ResultsShapeError(f"{where}.checks is not a list")
-        for i, check in enumerate(checks):
-            if not isinstance(check, dict):
-                raise ResultsShapeError(f"{where}.checks[{i}] is not an object")
-            for key in ("quantity", "source", "verdict"):
-                if not isinstance(check.get(key), str):
-                    raise ResultsShapeError(f"{where}.checks[{i}] has no string '{key}'")
-            for key in ("measured", "tolerance", "documented"):
-                if key in check and not isinstance(check[key], (str, type(None))):
-                    raise ResultsShapeError(f"{where}.checks[{i}].{key} is not a string")
+        for key in ("id", "verdict"):
+            if not isinstance(claim.get(key), str):
+                raise ResultsShapeError(f"{where} has no string '{key}'")
+        if claim["verdict"] not in VERDICTS:
+            raise ResultsShapeError(f"{where}: unknown verdict {claim['verdict']!r}")
+        if claim["id"] in seen:
+            raise ResultsShapeError(f"{where}: claim id {claim['id']!r} appears twice")
+        seen.add(claim["id"])
+        m = claim.get("measurement")
+        if m is not None and not isinstance(m, dict):
+            raise ResultsShapeError(f"{where}.measurement is not an object")
 
 
 # --- comparison ----------------------------------------------------------------------
@@ -249,34 +178,31 @@ def _provenance(old, new):
     return [[k, a.get(k), b.get(k)] for k in keys if a.get(k) != b.get(k)]
 
 
-def _check_index(name, exp):
-    """{(experiment, quantity, source, occurrence): check}; the occurrence keeps duplicates apart."""
-    out, seen = {}, {}
-    for check in exp.get("checks", []):
-        base = (name, check["quantity"], check["source"])
-        n = seen.get(base, 0)
-        seen[base] = n + 1
-        out[(*base, n)] = check
-    return out
+def _ref(claim):
+    return CheckRef(claim["id"], claim.get("label", ""), claim["verdict"], claim.get("measured") or "")
 
 
-def _ref(key, check):
-    return CheckRef(key[0], key[1], key[2], check["verdict"], check.get("measured") or "")
+def _point(claim):
+    """(value, lo, hi) of a claim's measurement when all three are finite numbers, else None."""
+    m = claim.get("measurement") or {}
+    numbers = [_number(m.get(k)) for k in ("value", "lo", "hi")]
+    if None in numbers or not all(math.isfinite(x) for x in numbers):
+        return None
+    value, lo, hi = numbers
+    return (value, lo, hi) if lo <= value <= hi else None
 
 
-def _compare_intervals(key, old_check, new_check):
-    """CIMoves between matched checks; (number of pairs compared, moves)."""
-    a, b = intervals(old_check), intervals(new_check)
-    if not a or len(a) != len(b) or [i.label for i in a] != [i.label for i in b]:
-        return 0, []
-    moves = []
-    for x, y in zip(a, b):
-        new_out, old_out = not x.contains(y.value), not y.contains(x.value)
-        if new_out or old_out:
-            moves.append(
-                CIMove(key[0], key[1], key[2], x.label, x.value, [x.lo, x.hi], y.value, [y.lo, y.hi], new_out, old_out)
-            )
-    return len(a), moves
+def _compare_interval(old_claim, new_claim):
+    """A CIMove when either value left the other's interval; (compared?, move or None)."""
+    a, b = _point(old_claim), _point(new_claim)
+    if a is None or b is None:
+        return False, None
+    new_out = not a[1] <= b[0] <= a[2]
+    old_out = not b[1] <= a[0] <= b[2]
+    if not (new_out or old_out):
+        return True, None
+    return True, CIMove(new_claim["id"], new_claim.get("label", ""), a[0], [a[1], a[2]], b[0], [b[1], b[2]],
+                        new_out, old_out)
 
 
 def _number(value):
@@ -345,30 +271,26 @@ def compare(old, new):
     drift.experiments_added = [n for n in new_exps if n not in old_exps]
     drift.experiments_removed = [n for n in old_exps if n not in new_exps]
 
-    old_checks, new_checks = {}, {}
-    for name, exp in old_exps.items():
-        old_checks.update(_check_index(name, exp))
-    for name, exp in new_exps.items():
-        new_checks.update(_check_index(name, exp))
-    for key, check in old_checks.items():
-        if key not in new_checks:
-            drift.checks_removed.append(_ref(key, check))
-    for key, check in new_checks.items():
-        if key not in old_checks:
-            drift.checks_added.append(_ref(key, check))
+    old_claims = {c["id"]: c for c in old["claims"]}
+    new_claims = {c["id"]: c for c in new["claims"]}
+    drift.checks_removed = [_ref(c) for i, c in old_claims.items() if i not in new_claims]
+    for claim_id, claim in new_claims.items():
+        before = old_claims.get(claim_id)
+        if before is None:
+            drift.checks_added.append(_ref(claim))
             continue
-        before = old_checks[key]
         drift.checks_compared += 1
-        if before["verdict"] != check["verdict"]:
+        if before["verdict"] != claim["verdict"]:
             drift.verdict_changes.append(
-                VerdictChange(key[0], key[1], key[2], before["verdict"], check["verdict"],
-                              before.get("measured") or "", check.get("measured") or "")
+                VerdictChange(claim_id, claim.get("label", ""), before["verdict"], claim["verdict"],
+                              before.get("measured") or "", claim.get("measured") or "")
             )
-        if (before.get("measured") or "") != (check.get("measured") or ""):
+        if (before.get("measurement") or {}).get("value") != (claim.get("measurement") or {}).get("value"):
             drift.measured_changed += 1
-        n, moves = _compare_intervals(key, before, check)
-        drift.intervals_compared += n
-        drift.beyond_ci.extend(moves)
+        compared, move = _compare_interval(before, claim)
+        drift.intervals_compared += compared
+        if move:
+            drift.beyond_ci.append(move)
 
     changes = []
     for name in old_exps.keys() & new_exps.keys():
@@ -436,20 +358,19 @@ def format_text(drift):
     if totals.get("old") != totals.get("new"):
         lines.append(f"verdict totals: {totals.get('old')} -> {totals.get('new')}")
     lines.append(
-        f"checks: {drift.checks_compared} matched, {len(drift.checks_added)} added, "
-        f"{len(drift.checks_removed)} removed, measured text changed in {drift.measured_changed}"
+        f"claims: {drift.checks_compared} matched, {len(drift.checks_added)} added, "
+        f"{len(drift.checks_removed)} removed, measured value changed in {drift.measured_changed}"
     )
     if drift.verdict_changes:
         lines.append("verdict changes:")
         _limited(lines, drift.verdict_changes, lambda c: (
-            f"[{c.experiment}] {c.quantity} ({c.source}): {c.old} -> {c.new}; "
-            f"measured {c.old_measured!r} -> {c.new_measured!r}"))
+            f"{c.id} ({c.label}): {c.old} -> {c.new}; measured {c.old_measured!r} -> {c.new_measured!r}"))
     if drift.checks_added:
-        lines.append("checks added:")
-        _limited(lines, drift.checks_added, lambda c: f"[{c.experiment}] {c.quantity} ({c.source}): {c.verdict}")
+        lines.append("claims added:")
+        _limited(lines, drift.checks_added, lambda c: f"{c.id} ({c.label}): {c.verdict}")
     if drift.checks_removed:
-        lines.append("checks removed:")
-        _limited(lines, drift.checks_removed, lambda c: f"[{c.experiment}] {c.quantity} ({c.source}): was {c.verdict}")
+        lines.append("claims removed (a verdict went missing):")
+        _limited(lines, drift.checks_removed, lambda c: f"{c.id} ({c.label}): was {c.verdict}")
     for label, items in (("experiments added", drift.experiments_added), ("experiments removed", drift.experiments_removed)):
         if items:
             lines.append(f"{label}: {', '.join(items)}")
@@ -459,15 +380,14 @@ def format_text(drift):
         lines.append(f"experiment {name}: NaN/inf paths {len(a)} -> {len(b)}")
 
     lines.append(
-        f"moved beyond their confidence intervals: {len(drift.beyond_ci)} of {drift.intervals_compared} "
-        "measured values with a stated interval"
+        f"moved beyond their intervals: {len(drift.beyond_ci)} of {drift.intervals_compared} "
+        "measured values with an interval"
     )
     def ci_line(m):
         which = " and ".join(
             s for s, flag in (("new outside old CI", m.new_outside_old), ("old outside new CI", m.old_outside_new)) if flag
         )
-        label = f" {m.label}" if m.label else ""
-        return (f"[{m.experiment}] {m.quantity} ({m.source}){label}: {_num(m.old)} [{_num(m.old_interval[0])}, "
+        return (f"{m.id} ({m.label}): {_num(m.old)} [{_num(m.old_interval[0])}, "
                 f"{_num(m.old_interval[1])}] -> {_num(m.new)} [{_num(m.new_interval[0])}, {_num(m.new_interval[1])}] ({which})")
     _limited(lines, drift.beyond_ci, ci_line)
 

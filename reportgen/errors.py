@@ -1,5 +1,7 @@
 """Errors the CLI turns into one clean line and an exit status."""
 
+import traceback
+
 
 class ReportgenError(Exception):
     """A problem the user can fix; its message names the problem and the way out."""
@@ -17,3 +19,9 @@ class ConfigError(ReportgenError):
             problems = [problems]
         self.problems = list(problems)
         super().__init__("\n".join(self.problems))
+
+
+def short_traceback(exc):
+    """The last lines of an exception's traceback: enough to see where it failed."""
+    lines = traceback.format_exception(exc)
+    return "".join(lines[-6:]).strip()

@@ -1,16 +1,20 @@
-"""config → run (or cache) → results → checks → figures → HTML → PDF."""
+"""config → run (or cache) → results → measures and verdicts → tables, figures → HTML → PDF.
+
+Each stage takes what the previous one returned: `run_one` gives a `Run`, `judge_run`
+the verdicts of the family's claims on it, `lay_out` its tables, the drawer its
+figures, and `Section` holds them for the report.
+"""
 
 import json
 import math
 import time
-import traceback
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, replace
 
 from reportgen import cache
-from reportgen.claims import with_ids
-from reportgen.errors import ConfigError, ReportgenError
-from reportgen.experiments import EXPERIMENTS
+from reportgen.errors import ConfigError, ReportgenError, short_traceback
+from reportgen.family import ClaimTable
+from reportgen.judge import judge, unavailable
+from reportgen.measure import MeasureUnavailable
 from reportgen.provenance import build_time
 
 
@@ -18,27 +22,38 @@ class BuildFailed(ReportgenError):
     """An experiment failed under --fail-fast."""
 
 
-@dataclass
-class Outcome:
-    """What one experiment produced in this build."""
+@dataclass(frozen=True)
+class Run:
+    """What one experiment's run produced in this build."""
 
     experiment: object
-    results: dict = None
-    error: str = None  # last lines of the traceback
+    results: dict | None = None
+    error: str | None = None  # last lines of the traceback
     from_cache: bool = False
     seconds: float = 0.0
-    tables: list = field(default_factory=list)
-    figures: list = field(default_factory=list)  # (Figure, svg bytes)
-    nonfinite: list = field(default_factory=list)  # result paths holding NaN or inf
-    computed_at: str = None  # UTC time the results were computed (now, or when cached)
+    nonfinite: tuple = ()  # result paths holding NaN or inf
+    computed_at: str | None = None  # UTC time the results were computed (now, or when cached)
+
+
+@dataclass(frozen=True)
+class Section:
+    """One family as the report shows it: its run, verdicts, tables and figures."""
+
+    run: Run
+    judged: tuple = ()  # Judged, in claims-file order
+    tables: tuple = ()  # Table, or (ClaimTable, tuple of Judged)
+    figures: tuple = ()  # (Figure, svg bytes)
+    error: str | None = None  # the run's error, or the one of its tables or figures
 
     @property
-    def checks(self):
-        return [c for t in self.tables for c in t.checks]
+    def experiment(self):
+        return self.run.experiment
 
 
 def gpu_driver_present():
     """Whether an NVIDIA or ROCm kernel driver is loaded: without one torch can see no GPU."""
+    from pathlib import Path
+
     return any(Path(p).exists() for p in ("/proc/driver/nvidia", "/dev/nvidiactl", "/dev/kfd"))
 
 
@@ -59,9 +74,9 @@ def resolve_device(choice):
     return choice
 
 
-def selected(config):
-    names = config.only or tuple(EXPERIMENTS)
-    return [EXPERIMENTS[name] for name in EXPERIMENTS if name in names]
+def selected(config, families):
+    names = config.only or tuple(families)
+    return [families[name] for name in families if name in names]
 
 
 def nonfinite_paths(value, path="results"):
@@ -75,23 +90,15 @@ def nonfinite_paths(value, path="results"):
     return []
 
 
-def short_traceback(exc):
-    lines = traceback.format_exception(exc)
-    return "".join(lines[-6:]).strip()
-
-
-def run_one(experiment, config, device, progress):
-    """Results of one experiment from the cache or a fresh seeded run."""
-    outcome = Outcome(experiment)
+def run_one(experiment, config, device, progress, store):
+    """Results of one experiment from the cache (`store`) or a fresh seeded run."""
     params = experiment.params[config.profile]
     start = time.perf_counter()
     try:
         # Thread count can change float reduction order, so it is part of the key.
         digest = cache.key(experiment, params, config.seed, f"{device}/{config.threads}")
-        entry = cache.load(config.cache_dir, experiment.name, digest) if config.cache else None
-        if not (isinstance(entry, dict) and {"computed_at", "results"} <= entry.keys()):
-            entry = None
-        outcome.from_cache = entry is not None
+        entry = store.load(experiment.name, digest, cache.check_run)
+        from_cache = entry is not None
         if entry is None:
             import torch
 
@@ -99,85 +106,171 @@ def run_one(experiment, config, device, progress):
             results = experiment.run(params, config.seed, device, progress)
             # A JSON round trip makes fresh results identical to cached ones.
             entry = {"computed_at": build_time().isoformat(), "results": json.loads(json.dumps(results))}
-            cache.store(config.cache_dir, experiment.name, digest, entry)
-        outcome.results = entry["results"]
-        outcome.computed_at = entry["computed_at"]
-        outcome.nonfinite = nonfinite_paths(outcome.results)
+            store.store(experiment.name, digest, entry)  # a refusal is a warning: the results stand
     except Exception as exc:  # one experiment's failure must not stop the others
-        outcome.error = short_traceback(exc)
-    outcome.seconds = time.perf_counter() - start
-    return outcome
+        return Run(experiment, error=short_traceback(exc), seconds=time.perf_counter() - start)
+    return Run(
+        experiment,
+        results=entry["results"],
+        from_cache=from_cache,
+        seconds=time.perf_counter() - start,
+        nonfinite=tuple(nonfinite_paths(entry["results"])),
+        computed_at=entry["computed_at"],
+    )
 
 
-def present(outcome, drawer=None):
-    """Tables of a finished experiment; its figures go to the drawer."""
-    if outcome.results is None:
-        return
+def judge_run(run, claims):
+    """The verdict of every claim measured by this run's family, in claims order."""
+    if run.results is None:
+        return ()
+    measures = run.experiment.measures()
+    judged = []
+    for claim in claims:
+        if claim.rule == "unverifiable":
+            judged.append(judge(claim, None))
+            continue
+        name = claim.measure.split(".", 1)[1]
+        if name not in measures:
+            judged.append(unavailable(claim, f"the {run.experiment.name} family has no measure '{name}'"))
+            continue
+        try:
+            measurement = measures[name](run.results, **claim.args)
+        except MeasureUnavailable as exc:
+            judged.append(unavailable(claim, str(exc)))
+            continue
+        judged.append(judge(claim, measurement))
+    return tuple(judged)
+
+
+def lay_out(run, judged):
+    """The family's tables, each claims-table slot holding the verdicts that name it."""
+    by_table = {}
+    for j in judged:
+        by_table.setdefault(j.claim.table, []).append(j)
+    tables = []
+    for table in run.experiment.tables(run.results):
+        if isinstance(table, ClaimTable):
+            rows = tuple(by_table.pop(table.slug, ()))
+            if rows:
+                tables.append((table, rows))
+        else:
+            tables.append(table)
+    if by_table:
+        raise LookupError(f"claims name tables the {run.experiment.name} layout lacks: {', '.join(sorted(by_table))}")
+    return tuple(tables)
+
+
+def documented_numbers(claims):
+    """{claim id: the documented number} for figures that mark what a document prints."""
+    from reportgen.judge import documented_value
+
+    return {c.id: documented_value(c) for c in claims}
+
+
+def present(run, claims):
+    """Verdicts and tables of a finished run; a failure here fails only this section."""
+    if run.error:
+        return Section(run, error=run.error)
     try:
-        outcome.tables = with_ids(outcome.experiment.name, outcome.experiment.tables(outcome.results))
-        if drawer is not None:
-            drawer.submit(outcome)
+        judged = judge_run(run, claims)
+        return Section(run, judged, lay_out(run, judged))
     except Exception as exc:
-        outcome.error = short_traceback(exc)
-        outcome.tables, outcome.figures = [], []
+        return Section(run, error=short_traceback(exc))
 
 
-def raise_first_failure(outcomes):
+def raise_first_failure(sections):
     """--fail-fast: stop the build at the first failed experiment."""
-    for outcome in outcomes:
-        if outcome.error:
-            reason = outcome.error.splitlines()[-1]
-            raise BuildFailed(f"experiment '{outcome.experiment.name}' failed (--fail-fast): {reason}")
+    for section in sections:
+        if section.error:
+            reason = section.error.splitlines()[-1]
+            raise BuildFailed(f"experiment '{section.experiment.name}' failed (--fail-fast): {reason}")
 
 
-def run_all(config, progress, drawer=None):
+def open_cache(config, progress):
+    """The cache folder of this build; its faults become warnings, never a failed build."""
+    return cache.Cache(config.cache_dir, config.cache, progress.warn)
+
+
+def run_all(config, progress, catalog, families, drawer=None, store=None, device=None):
     """Run (or load) every selected experiment and present it; failures are isolated.
 
-    With a drawer, returns once every figure's SVG is drawn (the PNGs may still be drawing).
+    With a drawer, each section carries its figures' SVGs (the PNGs may still be drawing).
     """
-    device = resolve_device(config.device)
-    outcomes = []
+    device = device or resolve_device(config.device)
+    store = store or open_cache(config, progress)
+    sections = []
     try:
-        for experiment in selected(config):
+        for experiment in selected(config, families):
             progress.echo(f"{experiment.name}: running on {device}")
-            outcome = run_one(experiment, config, device, progress)
-            if outcome.error is None:
-                present(outcome, drawer)
-            state = "FAILED" if outcome.error else "from cache" if outcome.from_cache else "ran"
-            progress.echo(f"{experiment.name}: {state} in {outcome.seconds:.1f} s")
-            outcomes.append(outcome)
+            run = run_one(experiment, config, device, progress, store)
+            claims = catalog.of_family(experiment.name)
+            section = present(run, claims)
+            if drawer is not None and section.error is None:
+                drawer.submit(run, documented_numbers(claims))
+            state = "FAILED" if section.error else "from cache" if run.from_cache else "ran"
+            progress.echo(f"{experiment.name}: {state} in {run.seconds:.1f} s")
+            sections.append(section)
             if config.fail_fast:
-                raise_first_failure([outcome])
+                raise_first_failure([section])
     except BaseException:
         if drawer is not None:
             drawer.abandon()
         raise
     if drawer is not None:
-        drawer.finish()
+        drawn = drawer.finish()
+        sections = [with_figures(s, drawn.get(s.experiment.name)) for s in sections]
     if config.fail_fast:
-        raise_first_failure(outcomes)  # a figure that failed to draw
-    return device, outcomes
+        raise_first_failure(sections)  # a figure that failed to draw
+    return device, sections
 
 
-def build(config, progress):
+def with_figures(section, drawn):
+    """The section with its figures, or failed with the drawing's error."""
+    if drawn is None:
+        return section
+    figures, error = drawn
+    if error:
+        return replace(section, tables=(), judged=(), error=error)
+    return replace(section, figures=tuple(figures))
+
+
+def _remove_leftovers(config, store, families):
+    """Temporary files of an earlier build that was killed: only in the folders reportgen writes."""
+    from pathlib import Path
+
+    from reportgen.atomic import remove_leftovers
+
+    if store.writable:
+        remove_leftovers(store.folder)
+    for name in families:
+        remove_leftovers(Path(config.figures) / name)
+
+
+def build(config, progress, catalog=None, families=None):
     """The whole build; returns (summary line, failed experiment names)."""
-    from reportgen import provenance, report
+    from reportgen import claims, provenance, report
     from reportgen.drawing import Drawer
+    from reportgen.experiments import EXPERIMENTS
 
+    catalog = catalog or claims.catalog()
+    families = families or EXPERIMENTS
     timings = {}
     start = time.perf_counter()
-    drawer = Drawer(config)
+    device = resolve_device(config.device)  # bad input is refused before any folder is made
+    store = open_cache(config, progress)
+    _remove_leftovers(config, store, families)
+    drawer = Drawer(config, store)
     try:
-        device, outcomes = run_all(config, progress, drawer)
+        device, sections = run_all(config, progress, catalog, families, drawer, store, device)
         timings["experiments"] = time.perf_counter() - start
 
         # The report is dated by its newest result (or SOURCE_DATE_EPOCH), so a rebuild with
         # nothing changed is byte-identical and its PDF can come from the render cache.
-        computed = [o.computed_at for o in outcomes if o.computed_at]
+        computed = [s.run.computed_at for s in sections if s.run.computed_at]
         epoch = provenance.source_date_epoch()
         when = epoch.isoformat() if epoch else max(computed, default=build_time().isoformat())
         info = provenance.collect(config, device, when)
-        written = report.write(outcomes, info, config, timings)
+        written = report.write(sections, catalog, info, config, timings, store)
     except BaseException:
         drawer.abandon()
         raise
@@ -186,14 +279,14 @@ def build(config, progress):
     if drawer.pngs:
         timings["png wait"] = time.perf_counter() - stage
     # The reason goes in the summary line, which -q keeps: the report is written by now.
-    failed = [o.experiment.name for o in outcomes if o.error]
+    failed = [s.experiment.name for s in sections if s.error]
     failed += [f"{name} (PNG figures: {reason})" for name, reason in png_failed.items()]
-    ran = sum(1 for o in outcomes if not o.from_cache and not o.error)
-    cached = sum(1 for o in outcomes if o.from_cache and not o.error)
-    parts = [f"ran {ran} of {len(outcomes)}, {cached} from cache"]
+    ran = sum(1 for s in sections if not s.run.from_cache and not s.run.error)
+    cached = sum(1 for s in sections if s.run.from_cache and not s.run.error)
+    parts = [f"ran {ran} of {len(sections)}, {cached} from cache"]
     if failed:
         parts.append(f"FAILED: {', '.join(failed)}")
-    nonfinite = [o.experiment.name for o in outcomes if o.nonfinite]
+    nonfinite = [s.experiment.name for s in sections if s.run.nonfinite]
     if nonfinite:
         parts.append(f"NaN/inf in: {', '.join(nonfinite)}")
     parts.append(", ".join(f"{name} {sec:.1f} s" for name, sec in timings.items()))

@@ -18,6 +18,10 @@ class Progress:
         if not self.quiet:
             click.echo(message, file=self.stream)
 
+    def warn(self, message):
+        """One line that something degraded (the build goes on); shown even when quiet."""
+        click.echo(f"warning: {message}", file=self.stream)
+
     def __call__(self, items, label):
         """Iterate over items, showing a bar on a TTY and one line per loop otherwise."""
         items = list(items)

@@ -11,10 +11,20 @@ PACKAGES = ("reportgen", "torch", "numpy", "matplotlib", "jinja2", "click", "wea
 
 def source_date_epoch():
     """SOURCE_DATE_EPOCH as a UTC datetime, or None when unset (reproducible-builds.org)."""
+    from reportgen.errors import ConfigError
+
     epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
-    if not epoch.isdigit():
+    if not epoch:
         return None
-    return datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc)
+    try:
+        if not epoch.isdigit():
+            raise ValueError
+        return datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc)
+    except (ValueError, OverflowError, OSError):
+        raise ConfigError(
+            f"SOURCE_DATE_EPOCH={epoch[:40]!r} is not a time reportgen can use: give whole seconds "
+            "since 1970-01-01 before the year 9999, or unset it"
+        ) from None
 
 
 def build_time():

@@ -7,11 +7,10 @@ import time
 from importlib import resources
 from pathlib import Path
 
-from reportgen import claims, registry
-from reportgen.atomic import write_atomic
 from reportgen.errors import ReportgenError
+from reportgen.family import Table
 from reportgen.gcpause import paused_gc
-from reportgen.sources import DOCUMENTS
+from reportgen.judge import VERDICTS, verdict_counts
 
 TITLE = "Why divide by √d_k? The documents' claims, measured"
 
@@ -27,49 +26,60 @@ def _json_safe(value):
     return value
 
 
-def results_document(outcomes, info):
-    """Every number shown, every check with its verdict, and provenance."""
+SCHEMA_VERSION = 2  # results.json layout; 2: claims by id, measurements as numbers
+
+
+def _claim_table_json(table, rows):
+    return {"slug": table.slug, "title": table.title, "claims": [j.id for j in rows]}
+
+
+def results_document(sections, catalog, info):
+    """Every number shown, every claim with its quote, measurement and verdict, and provenance."""
     experiments = {}
-    for o in outcomes:
-        experiments[o.experiment.name] = {
-            "title": o.experiment.title,
-            "status": "failed" if o.error else "ok",
-            "error": o.error,
-            "nonfinite": o.nonfinite,
-            "results": _json_safe(o.results),
+    for s in sections:
+        experiments[s.experiment.name] = {
+            "title": s.experiment.title,
+            "status": "failed" if s.error else "ok",
+            "error": s.error,
+            "nonfinite": list(s.run.nonfinite),
+            "results": _json_safe(s.run.results),
             "tables": [
                 {"slug": t.slug, "title": t.title, "columns": list(t.columns), "rows": [list(r) for r in t.rows]}
-                for t in o.tables
-                if not t.checks
+                if isinstance(t, Table) else _claim_table_json(*t)
+                for t in s.tables
             ],
-            "checks": [c.to_json() for c in o.checks],
         }
-    all_checks = [c for o in outcomes for c in o.checks]
+    judged = [j for s in sections for j in s.judged]
     return {
+        "schema_version": SCHEMA_VERSION,
         "title": TITLE,
         "provenance": info,
-        "verdicts": claims.verdict_counts(all_checks),
+        "documents": {d.id: {"title": d.title, "citation": d.citation} for d in catalog.documents.values()},
+        "verdicts": verdict_counts(judged),
+        "claims": [_json_safe(j.to_json()) for j in judged],
         "experiments": experiments,
     }
 
 
-def context(outcomes, info):
+def context(sections, catalog, info):
     """What the template shows, numbered and ready: the template only lays it out."""
     from reportgen.mathtex import math_img
 
-    sections, fig_no, tab_no = [], 0, 0
-    for number, o in enumerate(outcomes, start=1):
+    chapters, fig_no, tab_no = [], 0, 0
+    table_of = {}  # claim id -> number of the table showing it
+    for number, s in enumerate(sections, start=1):
         parts = {}  # sub-heading -> its figures and tables, in order of first appearance
-        for t in o.tables:
-            parts.setdefault(t.part, {"title": t.part, "figures": [], "tables": []})["tables"].append(t)
-        for fig, svg in o.figures:
+        for t in s.tables:
+            part = t.part if isinstance(t, Table) else t[0].part
+            parts.setdefault(part, {"title": part, "figures": [], "tables": []})["tables"].append(t)
+        for fig, svg in s.figures:
             parts.setdefault(fig.part, {"title": fig.part, "figures": [], "tables": []})["figures"].append((fig, svg))
         titled = 0
         for part in parts.values():
             if part["title"]:
                 titled += 1
                 part["number"] = f"{number + 1}.{titled}"
-                part["anchor"] = f"{o.experiment.name}-{titled}"
+                part["anchor"] = f"{s.experiment.name}-{titled}"
             figures = []
             for fig, svg in part["figures"]:
                 fig_no += 1
@@ -78,50 +88,50 @@ def context(outcomes, info):
             tables = []
             for t in part["tables"]:
                 tab_no += 1
-                tables.append({"number": tab_no, "table": t})
+                if isinstance(t, Table):
+                    tables.append({"number": tab_no, "table": t, "claims": ()})
+                else:
+                    table, rows = t
+                    table_of.update((j.id, tab_no) for j in rows)
+                    tables.append({"number": tab_no, "table": table, "claims": rows})
             part["figures"], part["tables"] = figures, tables
-        sections.append(
+        chapters.append(
             {
                 "number": number + 1,  # section 1 is the reading guide
-                "slug": o.experiment.name,
-                "experiment": o.experiment,
-                "formulas": [math_img(f, display=True) for f in o.experiment.formulas],
-                "covers": [str(s) for s in o.experiment.covers],
-                "outcome": o,
+                "slug": s.experiment.name,
+                "experiment": s.experiment,
+                "formulas": [math_img(f, display=True) for f in s.experiment.formulas],
+                "covers": [str(c) for c in s.experiment.covers],
+                "section": s,
                 "parts": list(parts.values()),
-                "counts": claims.verdict_counts(o.checks),
+                "counts": verdict_counts(s.judged),
             }
         )
-    all_checks = [c for o in outcomes for c in o.checks]
-    statements = {claim_id: e["statement"] for claim_id, e in registry.load().items()}
+    judged = [j for s in sections for j in s.judged]
     # The summary lists what a reader must act on: every claim this run contradicts or
     # cannot check, contradicted first. Confirmed claims are counted here and shown with
     # their evidence in the section tables; listing them twice doubled the PDF's tables.
-    summary = {doc: [] for doc in DOCUMENTS}
-    for section in sections:
-        for part in section["parts"]:
-            for item in part["tables"]:
-                for c in item["table"].checks:
-                    if c.verdict != "confirmed":
-                        summary[c.source.doc].append(
-                            {"check": c, "statement": statements.get(c.id, c.quantity), "table": item["number"]}
-                        )
+    summary = {doc: [] for doc in catalog.documents}
+    for j in judged:
+        if j.verdict != "confirmed":
+            summary[j.claim.doc].append({"judged": j, "table": table_of.get(j.id)})
     for rows in summary.values():
-        rows.sort(key=lambda row: claims.VERDICTS.index(row["check"].verdict))
+        rows.sort(key=lambda row: VERDICTS.index(row["judged"].verdict))
     per_document = []
-    for doc, title in DOCUMENTS.items():
-        mine = [c for c in all_checks if c.source.doc == doc]
-        per_document.append({"doc": doc, "title": title, "counts": claims.verdict_counts(mine), "total": len(mine)})
+    for doc in catalog.documents.values():
+        mine = [j for j in judged if j.claim.doc == doc.id]
+        per_document.append({"doc": doc.id, "title": doc.title, "counts": verdict_counts(mine), "total": len(mine)})
     return {
         "title": TITLE,
         "info": info,
-        "sections": sections,
-        "totals": claims.verdict_counts(all_checks),
-        "n_checks": len(all_checks),
+        "sections": chapters,
+        "totals": verdict_counts(judged),
+        "n_checks": len(judged),
+        "n_documents": len(catalog.documents),
         "per_document": per_document,
         "summary": summary,
-        "verdicts": claims.VERDICTS,
-        "failed": [o.experiment.name for o in outcomes if o.error],
+        "verdicts": VERDICTS,
+        "failed": [s.experiment.name for s in sections if s.error],
     }
 
 
@@ -146,7 +156,7 @@ def render_html(ctx):
 
 
 def render_pdf(html, results_json, info):
-    """PDF from the same HTML; fetches nothing but data URIs and local files.
+    """PDF from the same HTML; fetches nothing but data: URIs (no file, no network).
 
     Dates come from the build time (SOURCE_DATE_EPOCH when set) and the file
     identifier from the content, so an unchanged build gives identical bytes.
@@ -158,7 +168,7 @@ def render_pdf(html, results_json, info):
     from weasyprint.urls import URLFetcher
 
     when = datetime.datetime.fromisoformat(info["build_time"])
-    fetcher = URLFetcher(allowed_protocols=("data", "file"))
+    fetcher = URLFetcher(allowed_protocols=("data",))  # the report embeds everything it shows
     attachment = weasyprint.Attachment(
         string=results_json,
         name="results.json",
@@ -176,39 +186,58 @@ def render_pdf(html, results_json, info):
         return document.write_pdf(attachments=[attachment], pdf_identifier=identifier)
 
 
-def cached_pdf(html, results_json, info, config):
-    """The PDF of exactly this HTML and JSON: rendered once, then reused from the cache."""
+def pdf_key(html, results_json):
+    """Hash of everything the PDF depends on: the HTML, the JSON it carries, every template
+    and stylesheet, the code that renders it, and the WeasyPrint version."""
     import hashlib
+    from importlib import metadata
 
-    digest = hashlib.sha256(html.encode() + results_json).hexdigest()[:32]
-    path = Path(config.cache_dir) / f"report-{digest}.pdf"
-    if config.cache and path.is_file():
-        return path.read_bytes()
-    pdf = render_pdf(html, results_json, info)
-    for old in Path(config.cache_dir).glob("report-*.pdf"):
-        old.unlink(missing_ok=True)
-    write_atomic(path, pdf)
+    digest = hashlib.sha256(html.encode() + b"\0" + results_json)
+    folder = resources.files("reportgen.templates")
+    for item in sorted(folder.iterdir(), key=lambda p: p.name):
+        if item.is_file() and not item.name.endswith((".py", ".pyc")):
+            digest.update(item.name.encode() + b"\0" + item.read_bytes())
+    digest.update(Path(__file__).read_bytes())
+    digest.update(metadata.version("weasyprint").encode())
+    return digest.hexdigest()[:32]
+
+
+def cached_pdf(html, results_json, info, store):
+    """The PDF of exactly this HTML and JSON: rendered once, then reused from the cache."""
+    from reportgen.cache import check_pdf
+
+    digest = pdf_key(html, results_json)
+    pdf = store.load_bytes("report", digest, check_pdf)
+    if pdf is None:
+        pdf = render_pdf(html, results_json, info)
+        store.store_bytes("report", digest, pdf)
     return pdf
 
 
-def write(outcomes, info, config, timings):
-    """Render everything in memory, then replace the outputs one atomic rename each."""
+def write(sections, catalog, info, config, timings, store):
+    """Render everything in memory, then replace the output files together as one set."""
+    import hashlib
+
+    from reportgen.publish import publish
+
     out = Path(config.output)
-    results_json = json.dumps(results_document(outcomes, info), indent=1, ensure_ascii=False)
-    files = {out / "results.json": results_json}
+    results_json = json.dumps(results_document(sections, catalog, info), indent=1, ensure_ascii=False)
+    files = {"results.json": results_json}
     if "html" in config.format or "pdf" in config.format:
         stage = time.perf_counter()
-        html = render_html(context(outcomes, info))
+        html = render_html(context(sections, catalog, info))
         timings["html"] = time.perf_counter() - stage
         if "html" in config.format:
-            files[out / "report.html"] = html
+            files["report.html"] = html
         if "pdf" in config.format:
             stage = time.perf_counter()
-            files[out / "report.pdf"] = cached_pdf(html, results_json.encode(), info, config)
+            files["report.pdf"] = cached_pdf(html, results_json.encode(), info, store)
             timings["pdf"] = time.perf_counter() - stage
-    for path, data in files.items():
-        try:
-            write_atomic(path, data)
-        except OSError as exc:
-            raise ReportgenError(f"cannot write {path}: {exc.strerror or exc}; choose another --output") from None
-    return list(files)
+    build = hashlib.sha256(results_json.encode()).hexdigest()[:16]
+    try:
+        return publish(out, files, build)
+    except OSError as exc:
+        raise ReportgenError(
+            f"cannot write the report into {out}: {exc.strerror or exc}; the previous report there is "
+            "unchanged; free space or choose another --output"
+        ) from None

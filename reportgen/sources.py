@@ -1,19 +1,14 @@
-"""The five source documents: what to measure, never a source of results."""
+"""Where a documented statement sits: a document id and a section heading.
+
+The documents themselves are listed, with their titles, in reportgen/claims/documents.toml.
+"""
 
 from dataclasses import dataclass
-
-DOCUMENTS = {
-    "000": "Why Scale by √d_k? (tutorial with code and printed output)",
-    "001": "Section 5.3: Scaled Attention — Why √d Matters (course notes)",
-    "002": "Day 74: Scaled Dot Product Attention (lecture notes)",
-    "003": "Chat answer: the 1/√d_k term (with an optional check in code)",
-    "004": "Scaling in Transformer Architectures (short paper)",
-}
 
 
 @dataclass(frozen=True)
 class Source:
-    """Where a documented value was printed: document id and section heading."""
+    """A section of a source document, as a family's `covers` names it."""
 
     doc: str
     section: str

@@ -15,20 +15,22 @@ def _aligned(header, rows):
 
 def table_lines(table):
     """Plain-text lines of one report table (the tolerance column stays in the report)."""
-    if table.checks:
+    if isinstance(table, tuple):  # a claims table and its verdicts
+        table, judged = table
         header = ("quantity", "source", "documented", "measured", "verdict")
-        rows = [(c.quantity, str(c.source), c.documented, c.measured, c.verdict) for c in table.checks]
+        rows = [(j.claim.label, f"{j.claim.doc} §{j.claim.section}", j.documented, j.measured, j.verdict)
+                for j in judged]
     else:
         header, rows = table.columns, table.rows
     return [table.title, *_aligned(header, rows)]
 
 
-def print_tables(outcomes):
-    for outcome in outcomes:
-        if outcome.error:
-            click.echo(f"{outcome.experiment.name} FAILED:\n{outcome.error}", err=True)
+def print_tables(sections):
+    for section in sections:
+        if section.error:
+            click.echo(f"{section.experiment.name} FAILED:\n{section.error}", err=True)
             continue
-        for table in outcome.tables:
+        for table in section.tables:
             for line in table_lines(table):
                 for verdict, colour in COLOURS.items():
                     if line.rstrip().endswith(verdict):

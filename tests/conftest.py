@@ -5,6 +5,7 @@ SOURCE_DATE_EPOCH set, so its output is reproducible and comparable.
 """
 
 import datetime
+import functools
 import json
 import os
 import shutil
@@ -31,6 +32,26 @@ def no_progress(items, label):
 def run_experiment(experiment, params):
     """An experiment's results on the CPU with seed 0, after the pipeline's JSON round trip."""
     return json.loads(json.dumps(experiment.run(params, 0, "cpu", no_progress)))
+
+
+@functools.cache
+def quick_results(name):
+    """A family's quick-profile results (seed 0, CPU), computed once per test session."""
+    from reportgen.experiments import EXPERIMENTS
+
+    experiment = EXPERIMENTS[name]
+    return run_experiment(experiment, experiment.params["quick"])
+
+
+@functools.cache
+def judged_claims(name):
+    """{claim id: Judged} of a family's claims on its quick results."""
+    from reportgen.claims import catalog
+    from reportgen.experiments import EXPERIMENTS
+    from reportgen.pipeline import Run, judge_run
+
+    run = Run(EXPERIMENTS[name], results=quick_results(name))
+    return {j.id: j for j in judge_run(run, catalog().of_family(name))}
 
 
 def pytest_configure(config):

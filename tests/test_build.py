@@ -25,15 +25,15 @@ from conftest import (
 from reportgen import __version__, atomic
 from reportgen.claims import VERDICTS
 from reportgen.experiments import EXPERIMENTS
-from reportgen.experiments.base import PROFILES, Experiment, Figure, Table
+from reportgen.family import PROFILES, ClaimTable, Experiment, Figure, Table
 from reportgen.sources import Source
 
 needs_pdf = pytest.mark.skipif(not pdf_supported(), reason="WeasyPrint (Pango) is not available")
 
 
 def stray_files(folder):
-    """Files under folder that are not finished outputs (temporary files of an atomic write)."""
-    return [p.name for p in Path(folder).iterdir() if p.name not in OUTPUT_NAMES]
+    """Files under folder that are not finished outputs (temporary or staged files of a write)."""
+    return [p.name for p in Path(folder).iterdir() if p.name not in (*OUTPUT_NAMES, ".reportgen-manifest.json")]
 
 
 # --- reproducibility -------------------------------------------------------------------
@@ -73,14 +73,20 @@ def test_figure_files_match_the_report(quick_build):
         assert data.startswith(b"\x89PNG\r\n\x1a\n") and b"tIME" not in data, name
     for name, data in svgs.items():
         assert b"<dc:date>" not in data, name
-    for name in EXPERIMENTS:
+    from reportgen import cache
+    from reportgen.claims import catalog
+    from reportgen.pipeline import documented_numbers
+
+    store = cache.Cache(quick_build.cache)
+    for name, experiment in EXPERIMENTS.items():
         drawn = {n for n in svgs if n.startswith(f"{name}/")}
-        cached = [json.loads(p.read_text())["results"] for p in quick_build.cache.glob(f"{name}.figures-*.json")]
-        assert len(cached) == 1, name  # an experiment without figures caches its empty list
-        for entries in cached:
-            assert {f"{name}/{e['slug']}.svg" for e in entries} == drawn
-            for e in entries:
-                assert base64.b64decode(e["png"]) == pngs[f"{name}/{e['slug']}.png"]
+        results = quick_build.results["experiments"][name]["results"]
+        digest = cache.figures_key(experiment, results, documented_numbers(catalog().of_family(name)))
+        entries = store.load(f"{name}.figures", digest, cache.check_figures)
+        assert entries is not None, name  # an experiment without figures caches its empty list
+        assert {f"{name}/{e['slug']}.svg" for e in entries} == drawn
+        for e in entries:
+            assert base64.b64decode(e["png"]) == pngs[f"{name}/{e['slug']}.png"]
 
 
 def test_stdout_is_one_summary_line(quick_build):
@@ -125,26 +131,35 @@ def test_results_provenance(quick_build):
 
 
 def test_results_verdict_counts(quick_build):
-    """Verdict totals cover the fixed verdicts and sum to the number of checks."""
+    """Verdict totals cover the fixed verdicts and sum to the number of claims."""
     doc = quick_build.results
-    checks = [c for e in doc["experiments"].values() for c in e["checks"]]
     assert list(doc["verdicts"]) == list(VERDICTS)
-    assert sum(doc["verdicts"].values()) == len(checks) > 0
+    assert sum(doc["verdicts"].values()) == len(doc["claims"]) > 0
     for verdict in VERDICTS:
-        assert doc["verdicts"][verdict] == sum(c["verdict"] == verdict for c in checks)
+        assert doc["verdicts"][verdict] == sum(c["verdict"] == verdict for c in doc["claims"])
 
 
-def test_results_every_check_complete(quick_build):
-    """Every check names quantity, source, documented, measured, a known verdict and its tolerance."""
-    for name, experiment in quick_build.results["experiments"].items():
+def test_results_every_claim_complete(quick_build):
+    """results.json states its schema; every claim row carries its quote, documented value,
+    numeric measurement (unless unverifiable), formatted text, rule and verdict."""
+    doc = quick_build.results
+    assert doc["schema_version"] == 2
+    for name, experiment in doc["experiments"].items():
         assert experiment["status"] == "ok" and experiment["error"] is None, name
         assert experiment["nonfinite"] == []
-        for check in experiment["checks"]:
-            assert set(check) >= {"quantity", "source", "documented", "measured", "verdict", "tolerance"}
-            assert check["verdict"] in {"confirmed", "contradicted", "unverifiable"}
-            for field in ("quantity", "source", "documented", "measured", "tolerance"):
-                assert isinstance(check[field], str) and check[field].strip(), (field, check)
-            assert re.match(r"^\d{3} §.+", check["source"]), check
+    ids = [c["id"] for c in doc["claims"]]
+    assert len(ids) == len(set(ids))
+    for c in doc["claims"]:
+        assert c["doc"] in doc["documents"] and c["section"] and c["quote"].strip(), c["id"]
+        assert c["documented"] and c["tolerance"], c["id"]
+        assert c["verdict"] in VERDICTS and c["kind"] in ("arithmetic", "statistical", "qualitative",
+                                                          "premise", "literature")
+        if c["rule"] != "unverifiable" and c["verdict"] != "unverifiable":
+            m = c["measurement"]
+            assert m is not None and m["method"] is not None, c["id"]
+            values = m["value"] if isinstance(m["value"], list) else [m["value"]]
+            assert all(isinstance(v, (int, float)) for v in values), c["id"]
+            assert c["measured"].strip() and c["measured"] != "—", c["id"]
 
 
 def test_results_match_report_tally(quick_build):
@@ -191,15 +206,17 @@ def test_registered_experiment_is_complete(name, quick_build):
     assert set(e.params) == {"quick", "standard", "full"} == set(PROFILES)
     for profile in PROFILES:
         assert dataclasses.is_dataclass(e.params[profile]), profile
-    assert callable(e.run) and callable(e.figures) and callable(e.tables)
     assert e.summary.strip().endswith(".") and e.intro.strip()
     assert f'<section id="{name}"' in quick_build.html
     assert html.escape(e.title, quote=False) in quick_build.html
     assert quick_build.results["experiments"][name]["title"] == e.title
 
 
-def test_registry_is_in_report_order():
-    assert list(EXPERIMENTS) == ["variance", "saturation", "temperature", "worked", "gradients", "training"]
+def test_report_follows_the_registry_order(quick_build):
+    """Sections appear in the report in the order the registry lists the families."""
+    positions = [quick_build.html.index(f'<section id="{name}"') for name in EXPERIMENTS]
+    assert positions == sorted(positions)
+    assert list(quick_build.results["experiments"]) == list(EXPERIMENTS)
 
 
 @pytest.mark.parametrize("name", list(EXPERIMENTS))
@@ -209,19 +226,23 @@ def test_experiment_tables_and_figures(name, quick_build):
     experiment covers, one quantity per row of a table."""
     import matplotlib.pyplot as plt
 
+    from reportgen.claims import catalog
+    from reportgen.pipeline import documented_numbers
+
     e = EXPERIMENTS[name]
     results = quick_build.results["experiments"][name]["results"]
-    tables, figures = e.tables(results), e.figures(results)
+    mine = catalog().of_family(name)
+    tables, figures = e.tables(results), e.figures(results, documented_numbers(mine))
     for f in figures:
         plt.close(f.figure)
-    assert tables and all(isinstance(t, Table) and t.part for t in tables)
+    assert tables and all(isinstance(t, (Table, ClaimTable)) and t.part for t in tables)
     assert all(isinstance(f, Figure) and f.part and f.caption and re.search(r"\d", f.alt) for f in figures)
     slugs = [t.slug for t in tables] + [f.slug for f in figures]
     assert len(slugs) == len(set(slugs))
-    checks = [c for t in tables for c in t.checks]
-    assert checks and {c.source for c in checks} <= set(e.covers)
-    for t in tables:  # claim ids come from the quantity: unique within a table
-        assert len({c.quantity for c in t.checks}) == len(t.checks), t.slug
+    slots = {t.slug for t in tables if isinstance(t, ClaimTable)}
+    assert mine and {c.table for c in mine} == slots  # every slot shows claims, every claim has a slot
+    shown = quick_build.results["experiments"][name]["tables"]
+    assert [t["slug"] for t in shown] == [t.slug for t in tables]
 
 
 def test_html_sections_and_anchors(quick_build):
@@ -340,27 +361,23 @@ def _fail_when_writing(monkeypatch, magic):
     ids=["html-write-fails", "pdf-write-fails"],
 )
 def test_interrupted_output_write(warm_dir, quick_build, monkeypatch, magic, formats, failing):
-    """An output write failing mid-file: build fails, that file keeps its old bytes, every file is whole, no temp files."""
+    """An output write failing mid-file: the build fails with one line, and the previous set stays
+    whole: no file of it replaced, no temporary or staged file left."""
     before = write_placeholder_output(warm_dir)
     _fail_when_writing(monkeypatch, magic)
     result = invoke(["build", "--profile", "quick", "-q", "--format", formats], warm_dir)
     assert result.exit_code == 1, describe(result)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and failing in lines[0], describe(result)  # one clean line naming the file
-    after = snapshot(warm_dir / "output")
+    lines = [line for line in result.stderr.strip().splitlines() if not line.startswith("warning:")]
+    assert len(lines) == 1 and "output" in lines[0] and "unchanged" in lines[0], describe(result)
     assert stray_files(warm_dir / "output") == []
-    assert set(after) == set(before)
-    assert after[failing] == before[failing]
-    # Every other file is either the previous one or the complete new one.
-    assert after["results.json"] in (before["results.json"], quick_build.results_bytes)
-    assert after["report.html"] in (before["report.html"], quick_build.html_bytes)
+    assert snapshot(warm_dir / "output") == before
 
 
 def test_unwritable_output_is_one_line(warm_dir):
-    """--output under a regular file: exit 1, one line naming the path, no traceback."""
+    """--output under a regular file: refused before any work (exit 2), one line naming the path."""
     (warm_dir / "blocker").write_text("a file, not a folder")
     result = invoke(["build", "--profile", "quick", "-q", "--format", "html", "--output", "blocker/out"], warm_dir)
-    assert result.exit_code == 1, describe(result)
+    assert result.exit_code == 2, describe(result)
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "blocker" in lines[0], describe(result)
     assert (warm_dir / "blocker").read_text() == "a file, not a folder"
@@ -376,7 +393,7 @@ def test_pdf_rendering_failure_touches_nothing(warm_dir, monkeypatch):
 
     monkeypatch.setattr(weasyprint.HTML, "write_pdf", broken)
     before = write_placeholder_output(warm_dir)
-    for pdf in (warm_dir / ".reportgen-cache").glob("report-*.pdf"):
+    for pdf in (warm_dir / ".reportgen-cache").glob("report*"):
         pdf.unlink()  # the render cache would otherwise serve the PDF without rendering
     result = invoke(["build", "--profile", "quick", "-q"], warm_dir)
     assert result.exit_code != 0, describe(result)
@@ -401,49 +418,70 @@ def test_png_failure_fails_the_build_after_the_report(warm_dir, monkeypatch):
     assert (warm_dir / "output" / "report.html").is_file()
 
 
-def test_failed_png_drawing_is_named_and_not_cached(tmp_path):
-    """Drawer.close reports the experiment whose PNG drawing raised and caches nothing for it."""
-    from concurrent.futures import Future
+class InlineExecutor:
+    """Runs drawing jobs at once in this process; fails the PNG jobs when told to."""
 
+    def __init__(self, png_error=None, refuse_png=False):
+        self.png_error, self.refuse_png = png_error, refuse_png
+
+    def submit(self, fn, *args):
+        from concurrent.futures import Future
+
+        if args[-1] == ("png",) and self.refuse_png:
+            from concurrent.futures.process import BrokenProcessPool
+
+            raise BrokenProcessPool("a worker died")
+        future = Future()
+        try:
+            if args[-1] == ("png",) and self.png_error:
+                raise self.png_error
+            future.set_result(fn(*args))
+        except Exception as exc:
+            future.set_exception(exc)
+        return future
+
+    def shutdown(self, wait=True, cancel_futures=False):
+        pass
+
+
+def draw_variance(tmp_path, executor):
+    """Submit the session build's variance results to a Drawer running on `executor`."""
+    from conftest import quick_results
+
+    from reportgen.claims import catalog
     from reportgen.config import BuildConfig
     from reportgen.drawing import Drawer
-    from reportgen.pipeline import Outcome
+    from reportgen.pipeline import Run, documented_numbers
 
-    drawer = Drawer(BuildConfig(cache_dir=str(tmp_path / "cache"), figures=str(tmp_path / "figures")))
-    future = Future()
-    future.set_exception(MemoryError("out of memory"))
-    outcome = Outcome(EXPERIMENTS["variance"], results={})
-    drawer.pngs.append((outcome, "digest", [{"slug": "a", "svg": "<svg/>"}], future))
+    config = BuildConfig(cache_dir=str(tmp_path / "cache"), figures=str(tmp_path / "figures"))
+    drawer = Drawer(config, executor=lambda: executor)
+    run = Run(EXPERIMENTS["variance"], results=quick_results("variance"))
+    drawer.submit(run, documented_numbers(catalog().of_family("variance")))
+    return drawer, drawer.finish()
+
+
+@pytest.mark.slow
+def test_failed_png_drawing_is_named_and_not_cached(tmp_path):
+    """A PNG drawing that raises: the SVGs stand, close() names the family, nothing is cached."""
+    drawer, drawn = draw_variance(tmp_path, InlineExecutor(png_error=MemoryError("out of memory")))
+    figures, error = drawn["variance"]
+    assert error is None and figures
     assert drawer.close() == {"variance": "MemoryError: out of memory"}
-    assert not (tmp_path / "cache").exists() and not (tmp_path / "figures").exists()
+    assert not list((tmp_path / "figures" / "variance").glob("*.png"))
+    assert not (tmp_path / "cache").exists()
 
 
+@pytest.mark.slow
 def test_png_job_removes_the_old_png_and_a_broken_pool_fails_only_the_pngs(tmp_path):
     """When the PNG drawing is queued, the PNG of older results goes; if the pool cannot take the
     job, the SVGs (and so the report) stand and the failure is a PNG failure."""
-    from concurrent.futures import Future
-    from concurrent.futures.process import BrokenProcessPool
-
-    from reportgen.config import BuildConfig
-    from reportgen.drawing import Drawer
-    from reportgen.pipeline import Outcome
-
     folder = tmp_path / "figures" / "variance"
     folder.mkdir(parents=True)
-    (folder / "a.png").write_bytes(b"a PNG of older results")
-    drawer = Drawer(BuildConfig(cache_dir=str(tmp_path / "cache"), figures=str(tmp_path / "figures")))
-
-    def broken_pool(*args):
-        raise BrokenProcessPool("a worker died")
-
-    drawer._submit = broken_pool
-    svg_drawn = Future()
-    svg_drawn.set_result([{"slug": "a", "caption": "c", "alt": "a", "part": "", "svg": "<svg/>"}])
-    outcome = Outcome(EXPERIMENTS["variance"], results={})
-    drawer.jobs.append((outcome, "digest", svg_drawn))
-    drawer.finish()
-    assert outcome.error is None and [svg for _, svg in outcome.figures] == [b"<svg/>"]
-    assert (folder / "a.svg").read_bytes() == b"<svg/>" and not (folder / "a.png").exists()
+    (folder / "variance-vs-dk.png").write_bytes(b"a PNG of older results")
+    drawer, drawn = draw_variance(tmp_path, InlineExecutor(refuse_png=True))
+    figures, error = drawn["variance"]
+    assert error is None and figures
+    assert (folder / "variance-vs-dk.svg").is_file() and not (folder / "variance-vs-dk.png").exists()
     assert drawer.close() == {"variance": "BrokenProcessPool: a worker died"}
 
 
@@ -463,16 +501,34 @@ def _nan_run(params, seed, device, progress):
     return {"fine": 1.5, "bad": float("nan"), "rows": [0.0, float("inf")]}
 
 
+@dataclasses.dataclass(frozen=True)
+class FakeExperiment(Experiment):
+    """A family double: its roles are methods instead of modules."""
+
+    run_function: object = None
+
+    def run(self, params, seed, device, progress):
+        return self.run_function(params, seed, device, progress)
+
+    def measures(self):
+        return {}
+
+    def tables(self, results):
+        return []
+
+    def figures(self, results, documented):
+        return []
+
+
 def fake_experiment(name, run):
-    return Experiment(
+    return FakeExperiment(
         name=name,
         title=f"Fake experiment {name}",
         summary="A test double.",
         covers=(Source("000", "Test section"),),
         params={p: NoParams() for p in PROFILES},
-        run=run,
-        figures=lambda results: [],
-        tables=lambda results: [],
+        package=f"fake_{name}",
+        run_function=run,
     )
 
 

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from conftest import describe, invoke
+from conftest import describe, invoke, pdf_supported
 from reportgen import cache
 from reportgen.experiments import EXPERIMENTS
 
@@ -35,8 +35,10 @@ def test_second_build_runs_nothing(warm_dir, quick_build):
 
 def test_no_cache_reruns(warm_dir, quick_build):
     """--no-cache runs the experiment again and refreshes its entry."""
+    experiment = EXPERIMENTS["variance"]
+    digest = cache.key(experiment, experiment.params["quick"], 0, "cpu/1")
+    cache.Cache(warm_dir / ".reportgen-cache").store("variance", digest, {"stale": True})
     (entry,) = result_entries(warm_dir)
-    entry.write_text(json.dumps({"key": entry.stem.split("-", 1)[1], "results": {"stale": True}}))
     result = invoke([*QUICK_HTML, "--no-cache"], warm_dir)
     assert result.exit_code == 0, describe(result)
     assert "ran 1 of 1, 0 from cache" in result.stdout
@@ -46,16 +48,15 @@ def test_no_cache_reruns(warm_dir, quick_build):
 
 def test_planted_entry_is_used(warm_dir):
     """The cache is really read: a valid entry with other numbers shows up in results.json."""
-    (entry,) = result_entries(warm_dir)
-    data = json.loads(entry.read_text())
-    data["results"]["results"]["sweep"][0]["var"] = 123.25  # entry: {computed_at, results}
-    entry.write_text(json.dumps(data))
+    experiment = EXPERIMENTS["variance"]
+    digest = cache.key(experiment, experiment.params["quick"], 0, "cpu/1")
+    folder = warm_dir / ".reportgen-cache"
+    data = cache.Cache(folder).load("variance", digest)
+    data["results"]["sweep"][0]["var"] = 123.25
+    cache.Cache(folder).store("variance", digest, data)
     result = invoke(QUICK_HTML, warm_dir)
     assert "ran 0 of 1, 1 from cache" in result.stdout, describe(result)
     assert variance_entry(warm_dir)["results"]["sweep"][0]["var"] == 123.25
-
-
-GARBAGE = [b"{ not json", b"", b"\xff\xfe\x00", b"[1, 2, 3]", b'{"key": "other", "results": {}}', b"null"]
 
 
 def test_corrupted_entry_is_recomputed(warm_dir, quick_build):
@@ -66,7 +67,9 @@ def test_corrupted_entry_is_recomputed(warm_dir, quick_build):
     assert result.exit_code == 0, describe(result)
     assert "ran 1 of 1, 0 from cache" in result.stdout
     assert variance_entry(warm_dir) == quick_build.results["experiments"]["variance"]
-    assert json.loads(entry.read_text())["key"] == entry.stem.split("-", 1)[1]
+    experiment = EXPERIMENTS["variance"]
+    digest = cache.key(experiment, experiment.params["quick"], 0, "cpu/1")
+    assert cache.Cache(warm_dir / ".reportgen-cache").load("variance", digest)["results"] == variance_entry(warm_dir)["results"]
 
 
 def test_changed_seed_is_a_miss(warm_dir, quick_build):
@@ -90,6 +93,54 @@ def test_changed_profile_is_a_miss(warm_dir):
     assert cache.key(experiment, experiment.params["standard"], 0, "cpu") != quick
 
 
+def test_key_follows_the_run_code_and_nothing_else(tmp_path, monkeypatch):
+    """A family's key covers run.py and what it imports; measures, tables and figures are not in it."""
+    import textwrap
+
+    from test_extension import FAMILY
+
+    package = tmp_path / "keyfam"
+    package.mkdir()
+    for name, text in FAMILY.items():
+        (package / name).write_text(textwrap.dedent(text))
+    (package / "helper.py").write_text("SCALE = 1\n")
+    (package / "run.py").write_text("from keyfam.helper import SCALE\n" + textwrap.dedent(FAMILY["run.py"]))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import keyfam
+
+    family = keyfam.EXPERIMENT
+    key = lambda: cache.key(family, family.params["quick"], 0, "cpu/1")  # noqa: E731
+    before = key()
+    for role in ("measures.py", "tables.py", "figures.py"):
+        (package / role).write_text((package / role).read_text() + "\n# a caption or margin changed\n")
+    assert key() == before
+    (package / "helper.py").write_text("SCALE = 2\n")  # a module the run imports
+    assert key() != before
+
+
+@pytest.mark.slow
+def test_changed_margin_reruns_nothing(warm_dir, monkeypatch):
+    """Editing a claim's margin re-judges from the cache: no experiment runs, the interval moves."""
+    import shutil
+
+    from reportgen import claims
+
+    folder = warm_dir / "claims"
+    shutil.copytree(claims.default_folder(), folder, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    before = invoke(QUICK_HTML, warm_dir)
+    assert "ran 0 of 1, 1 from cache" in before.stdout, describe(before)
+    old = {c["id"]: c for c in json.loads((warm_dir / "output" / "results.json").read_text())["claims"]}
+    for path in folder.glob("*.toml"):
+        path.write_text(path.read_text().replace("level = 0.99", "level = 0.95"))
+    monkeypatch.setattr(claims, "default_folder", lambda: folder)
+    after = invoke(QUICK_HTML, warm_dir)
+    assert "ran 0 of 1, 1 from cache" in after.stdout, describe(after)
+    new = {c["id"]: c for c in json.loads((warm_dir / "output" / "results.json").read_text())["claims"]}
+    law = "000.var-law-dk64"
+    assert new[law]["measurement"]["value"] == old[law]["measurement"]["value"]
+    assert new[law]["measurement"]["hi"] < old[law]["measurement"]["hi"]  # 95% is narrower than 99%
+
+
 def test_key_depends_on_every_input():
     """The key changes with seed, params and device, and is stable otherwise."""
     experiment = EXPERIMENTS["variance"]
@@ -105,24 +156,67 @@ def test_key_depends_on_every_input():
 
 
 def test_store_then_load_round_trip(tmp_path):
-    """store/load round-trip plain numbers, NaN included."""
-    cache.store(tmp_path, "exp", "abc", {"x": [1, 2.5], "nan": float("nan")})
-    loaded = cache.load(tmp_path, "exp", "abc")
+    """store/load round-trip plain numbers, NaN included; the folder is tagged as reportgen's."""
+    store = cache.Cache(tmp_path / "c")
+    assert store.store("exp", "a" * 32, {"x": [1, 2.5], "nan": float("nan")})
+    loaded = store.load("exp", "a" * 32)
     assert loaded["x"] == [1, 2.5] and math.isnan(loaded["nan"])
-    assert [p.name for p in tmp_path.iterdir()] == ["exp-abc.json"]  # no temp files left
+    assert (tmp_path / "c" / cache.TAG).read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
+    assert not list((tmp_path / "c").glob(".*.tmp"))  # no temp files left
 
 
-def test_load_missing_or_mismatched(tmp_path):
+def test_load_missing_or_under_another_key(tmp_path):
     """A missing entry, or one stored under another key, loads as None."""
-    assert cache.load(tmp_path, "exp", "abc") is None
-    (tmp_path / "exp-abc.json").write_text(json.dumps({"key": "zzz", "results": {}}))
-    assert cache.load(tmp_path, "exp", "abc") is None
-    (tmp_path / "exp-abc.json").write_text(json.dumps({"key": "abc"}))
-    assert cache.load(tmp_path, "exp", "abc") is None
+    store = cache.Cache(tmp_path)
+    assert store.load("exp", "a" * 32) is None
+    store.store("exp", "b" * 32, {"x": 1})
+    (tmp_path / f"exp-{'b' * 32}.json").rename(tmp_path / f"exp-{'a' * 32}.json")
+    assert store.load("exp", "a" * 32) is None
+
+
+GARBAGE = [b"{ not json", b"", b"\xff\xfe\x00", b"[1, 2, 3]", b'{"format": 2, "key": "other", "payload": {}}',
+           b"null", b'{"format": 2, "key": "%s", "sha256": "0", "payload": {"x": 1}}' % (b"a" * 32)]
+
+
+def test_entry_of_another_version_is_a_quiet_miss(tmp_path):
+    """reportgen 0.1's entries ({key, results}) are recomputed without a warning."""
+    warnings = []
+    (tmp_path / f"exp-{'a' * 32}.json").write_text(json.dumps({"key": "a" * 32, "results": {}}))
+    assert cache.Cache(tmp_path, warn=warnings.append).load("exp", "a" * 32) is None
+    assert warnings == [] and (tmp_path / cache.TAG).is_file()  # a 0.1 cache folder is adopted
 
 
 @pytest.mark.parametrize("garbage", GARBAGE)
-def test_load_garbage_is_none(tmp_path, garbage):
-    """Unreadable or malformed entries load as None (to be recomputed), never raise."""
-    (tmp_path / "exp-abc.json").write_bytes(garbage)
-    assert cache.load(tmp_path, "exp", "abc") is None
+def test_load_garbage_is_none_with_a_warning(tmp_path, garbage):
+    """Unreadable or malformed entries load as None (to be recomputed) with a warning, never raise."""
+    warnings = []
+    store = cache.Cache(tmp_path, warn=warnings.append)
+    (tmp_path / f"exp-{'a' * 32}.json").write_bytes(garbage)
+    assert store.load("exp", "a" * 32) is None
+    assert len(warnings) == 1 and "ignored" in warnings[0]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not pdf_supported(), reason="WeasyPrint cannot load here")
+def test_changed_stylesheet_reaches_the_cached_pdf(warm_dir, monkeypatch):
+    """A rebuild after a change to print.css renders a new PDF instead of reusing the cached one."""
+    import shutil
+    from importlib import resources
+
+    from reportgen import report
+
+    args = ["build", "--profile", "quick", "--only", "variance", "--format", "pdf", "-q"]
+    first = invoke(args, warm_dir)
+    assert first.exit_code == 0, describe(first)
+    before = (warm_dir / "output" / "report.pdf").read_bytes()
+    assert invoke(args, warm_dir).exit_code == 0
+    assert (warm_dir / "output" / "report.pdf").read_bytes() == before  # served by the render cache
+    templates = warm_dir / "templates-copy"
+    shutil.copytree(resources.files("reportgen.templates"), templates, ignore=shutil.ignore_patterns("*.py*"))
+    (templates / "print.css").write_text((templates / "print.css").read_text() + "\nh2 { color: #123456; }\n")
+    real = resources.files
+    monkeypatch.setattr(report.resources, "files",
+                        lambda name: templates if name == "reportgen.templates" else real(name))
+    third = invoke(args, warm_dir)
+    assert third.exit_code == 0, describe(third)
+    assert (warm_dir / "output" / "report.pdf").read_bytes() != before

@@ -10,28 +10,29 @@ from click.testing import CliRunner
 from reportgen import drift
 from reportgen.diff_command import diff
 
-VARIANCE_CI = "99% CI of the measurement: [15.590, 17.678]"
-
-
-def check(quantity, verdict="confirmed", measured="1.0", tolerance="exact arithmetic", source="000 §A", documented="1"):
+def claim(claim_id, verdict="confirmed", value=1.0, lo=None, hi=None, label=None):
+    """A claim row of results.json with a numeric measurement."""
     return {
-        "quantity": quantity,
-        "source": source,
-        "documented": documented,
-        "measured": measured,
+        "id": claim_id,
+        "label": label or claim_id,
+        "doc": "000",
+        "section": "A",
+        "quote": "q",
+        "documented": "1",
+        "measurement": {"value": value, "lo": lo, "hi": hi, "n": 4000, "method": "m", "detail": []},
+        "measured": str(value),
+        "rule": "interval" if lo is not None else "exact",
         "verdict": verdict,
-        "tolerance": tolerance,
     }
 
 
-def document(checks=None, results=..., provenance=None, status="ok"):
+def document(claims=None, results=..., provenance=None, status="ok"):
     """A results.json-shaped dict with one experiment, 'variance'."""
-    checks = [
-        check("Var(q·k) at d_k = 16", measured="16.634", tolerance=VARIANCE_CI, documented="d_k = 16"),
-        check("sqrt(d_k), d_k = 16", measured="4.0000", documented="4.00"),
-        check("Scaled Var, d_k = 512", verdict="contradicted", measured="513.68 / 512 = 1.00328",
-              tolerance="with both roundings: [1.00322, 1.00334]"),
-    ] if checks is None else checks
+    claims = [
+        claim("000.var-law-dk16", value=16.634, lo=15.590, hi=17.678, label="Var(q·k) at d_k = 16"),
+        claim("000.verify-sqrt-dk16", value=4.0),
+        claim("000.verify-ratio-dk512", verdict="contradicted", value=1.00328, lo=1.00322, hi=1.00334),
+    ] if claims is None else claims
     results = {"sweep": [{"d_k": 16, "var": 16.634, "n": 4000}, {"d_k": 64, "var": 63.44, "n": 4000}],
                "label": "pairs"} if results is ... else results
     provenance = {
@@ -39,14 +40,16 @@ def document(checks=None, results=..., provenance=None, status="ok"):
         "device_name": "CPU: test", "git_commit": "abc",
         "versions": {"python": "3.11.7", "torch": "2.13.0+cpu", "numpy": "2.4.6"},
     } if provenance is None else provenance
-    verdicts = {v: sum(c["verdict"] == v for c in checks) for v in ("confirmed", "contradicted", "unverifiable")}
+    verdicts = {v: sum(c["verdict"] == v for c in claims) for v in ("confirmed", "contradicted", "unverifiable")}
     return {
+        "schema_version": 2,
         "title": "t",
         "provenance": provenance,
         "verdicts": verdicts,
+        "claims": claims,
         "experiments": {
             "variance": {"title": "Variance", "status": status, "error": None, "nonfinite": [],
-                         "results": results, "tables": [], "checks": checks},
+                         "results": results, "tables": []},
         },
     }
 
@@ -61,55 +64,6 @@ def run_diff(*args):
     return CliRunner().invoke(diff, [str(a) for a in args])
 
 
-# --- intervals ------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "measured, tolerance, expected",
-    [
-        ("16.634", VARIANCE_CI, [("", 16.634, 15.590, 17.678)]),
-        ("3 962.161", "99% CI of the measurement: [3 733.839, 4 190.483]", [("", 3962.161, 3733.839, 4190.483)]),
-        ("5.886 (6/d_k = 6.000)", "99% CI of the measurement: [4.007, 7.765]", [("", 5.886, 4.007, 7.765)]),
-        ("0.99126", "measured value's 99% interval: [0.93284, 1.04968]", [("", 0.99126, 0.93284, 1.04968)]),
-        ("−0.097", "99% CI of the measurement: [−0.229, 0.035]", [("", -0.097, -0.229, 0.035)]),
-        ("‖J‖_F: 0.285 [0.182, 0.447]; ‖J‖_2: 0.327 [0.208, 0.513]", "99% intervals",
-         [("‖J‖_F", 0.285, 0.182, 0.447), ("‖J‖_2", 0.327, 0.208, 0.513)]),
-        ("mean largest weight 0.913 [0.882, 0.943]", "read as ≥ 0.9", [("mean largest weight", 0.913, 0.882, 0.943)]),
-    ],
-)
-def test_intervals_read(measured, tolerance, expected):
-    """Values with their confidence interval, from the measured text or a tolerance naming the measurement."""
-    got = [(i.label, i.value, i.lo, i.hi) for i in drift.intervals(check("q", measured=measured, tolerance=tolerance))]
-    assert got == [(label, pytest.approx(v), pytest.approx(lo), pytest.approx(hi)) for label, v, lo, hi in expected]
-
-
-@pytest.mark.parametrize(
-    "measured, tolerance",
-    [
-        ("[-8.3, 6.5] in this run", "central 99% of max|q·k| over 60 repeats of 1000 pairs: [6.2, 13.6]"),
-        ("16.20 (seed-42 rerun)", "99% interval of a 10 000-pair sample variance: [15.40, 17.87]"),
-        ("513.68 / 512 = 1.00328", "the document's own unscaled value divided by d_k, with both roundings: [1.00322, 1.00334]"),
-        ("4.0000", "exact arithmetic, compared at the printed 2 decimal place(s): 4.00"),
-        ("25.0", VARIANCE_CI),  # an interval that does not hold its value is not its CI
-        ("max |Δ| = 0 for c in [-100.0, -10.0, 10.0, 100.0]", "≤ 1e-12"),
-        ("[[8, 5, 8], [3, 4, 8]]", "each entry"),
-        ("—", "nothing to compute from"),
-        ("nan (non-finite!)", VARIANCE_CI),
-    ],
-)
-def test_intervals_conservative(measured, tolerance):
-    """Ranges, intervals of the documented value and malformed pairs are not read as CIs."""
-    assert drift.intervals(check("q", measured=measured, tolerance=tolerance)) == []
-
-
-def test_parse_number():
-    assert drift.parse_number("1 031.13") == pytest.approx(1031.13)
-    assert drift.parse_number("6e-07") == pytest.approx(6e-7)
-    assert drift.parse_number("−2.5") == -2.5
-    assert drift.parse_number("12 34") is None
-    assert drift.parse_number("inf") is None
-
-
 # --- compare --------------------------------------------------------------------------
 
 
@@ -119,47 +73,58 @@ def test_identical_documents():
     assert drift.exit_code(result) == 0
     assert result.verdict_changes == [] and result.beyond_ci == [] and result.provenance == []
     assert result.checks_compared == 3 and result.leaves_compared == 6 and result.leaves_changed == 0
-    assert result.intervals_compared == 1
+    assert result.intervals_compared == 2
     assert drift.format_text(result).splitlines()[0] == "no verdict changed"
 
 
 def test_flipped_verdict():
     old = document()
     new = copy.deepcopy(old)
-    new["experiments"]["variance"]["checks"][1]["verdict"] = "contradicted"
+    new["claims"][1]["verdict"] = "contradicted"
     result = drift.compare(old, new)
     assert drift.exit_code(result) == 1
     (change,) = result.verdict_changes
-    assert (change.experiment, change.quantity, change.old, change.new) == (
-        "variance", "sqrt(d_k), d_k = 16", "confirmed", "contradicted")
+    assert (change.id, change.old, change.new) == ("000.verify-sqrt-dk16", "confirmed", "contradicted")
     text = drift.format_text(result)
     assert text.splitlines()[0] == "1 verdict(s) changed"
-    assert "sqrt(d_k), d_k = 16" in text and "confirmed -> contradicted" in text
+    assert "000.verify-sqrt-dk16" in text and "confirmed -> contradicted" in text
 
 
-def test_checks_matched_by_experiment_quantity_source():
-    """Same quantity from another source is another check: one added, one removed, no verdict change."""
+def test_claims_matched_by_id():
+    """A claim matched by id whatever its label; a new id is added, a vanished one removed (exit 1)."""
     old = document()
     new = copy.deepcopy(old)
-    new["experiments"]["variance"]["checks"][1]["source"] = "001 §B"
-    new["experiments"]["variance"]["checks"][1]["verdict"] = "contradicted"
+    new["claims"][1]["label"] = "renamed"
+    new["claims"][2]["id"] = "000.other"
     result = drift.compare(old, new)
     assert result.verdict_changes == []
-    assert [(c.quantity, c.source) for c in result.checks_removed] == [("sqrt(d_k), d_k = 16", "000 §A")]
-    assert [(c.quantity, c.source, c.verdict) for c in result.checks_added] == [
-        ("sqrt(d_k), d_k = 16", "001 §B", "contradicted")]
-    assert drift.exit_code(result) == 0
-    assert "checks added:" in drift.format_text(result)
+    assert [c.id for c in result.checks_removed] == ["000.verify-ratio-dk512"]
+    assert [(c.id, c.verdict) for c in result.checks_added] == [("000.other", "contradicted")]
+    assert drift.exit_code(result) == 1
+    text = drift.format_text(result)
+    assert "claims added:" in text and "claims removed" in text
+
+
+def test_added_claim_alone_exits_zero():
+    old = document()
+    new = copy.deepcopy(old)
+    new["claims"].append(claim("000.new"))
+    result = drift.compare(old, new)
+    assert drift.exit_code(result) == 0 and [c.id for c in result.checks_added] == ["000.new"]
+
+
+def test_every_claim_gone_is_a_change():
+    result = drift.compare(document(), document(claims=[]))
+    assert drift.exit_code(result) == 1 and len(result.checks_removed) == 3
 
 
 def test_moved_beyond_ci():
     old = document()
     new = copy.deepcopy(old)
-    first = new["experiments"]["variance"]["checks"][0]
-    first["measured"], first["tolerance"] = "18.200", "99% CI of the measurement: [17.100, 19.300]"
+    new["claims"][0]["measurement"].update(value=18.2, lo=17.1, hi=19.3)
     result = drift.compare(old, new)
     (move,) = result.beyond_ci
-    assert move.quantity == "Var(q·k) at d_k = 16"
+    assert move.id == "000.var-law-dk16" and move.label == "Var(q·k) at d_k = 16"
     assert (move.old, move.new) == (pytest.approx(16.634), pytest.approx(18.2))
     assert move.new_outside_old and move.old_outside_new
     assert result.verdict_changes == [] and drift.exit_code(result) == 0
@@ -171,18 +136,16 @@ def test_moved_within_ci_is_not_listed():
     """A value that moved, but stays inside both intervals, is sampling noise: not listed."""
     old = document()
     new = copy.deepcopy(old)
-    first = new["experiments"]["variance"]["checks"][0]
-    first["measured"], first["tolerance"] = "16.900", "99% CI of the measurement: [15.800, 18.000]"
+    new["claims"][0]["measurement"].update(value=16.9, lo=15.8, hi=18.0)
     result = drift.compare(old, new)
-    assert result.beyond_ci == [] and result.intervals_compared == 1 and result.measured_changed == 1
+    assert result.beyond_ci == [] and result.intervals_compared == 2 and result.measured_changed == 1
 
 
 def test_one_sided_move():
     """Only the new value outside the old interval (the new interval is wide enough to hold the old value)."""
     old = document()
     new = copy.deepcopy(old)
-    first = new["experiments"]["variance"]["checks"][0]
-    first["measured"], first["tolerance"] = "17.900", "99% CI of the measurement: [15.000, 21.000]"
+    new["claims"][0]["measurement"].update(value=17.9, lo=15.0, hi=21.0)
     (move,) = drift.compare(old, new).beyond_ci
     assert move.new_outside_old and not move.old_outside_new
 
@@ -217,7 +180,7 @@ def test_provenance_differences_listed():
 def test_failed_experiment():
     """An experiment that failed: its status change and its vanished checks are listed."""
     old = document()
-    new = document(checks=[], results=None, status="failed")
+    new = document(claims=[], results=None, status="failed")
     result = drift.compare(old, new)
     assert result.status_changes == [["variance", "ok", "failed"]]
     assert len(result.checks_removed) == 3
@@ -238,9 +201,14 @@ def test_to_json_is_strict_json():
     "doc, message",
     [
         ([1, 2], "top level is list"),
-        ({"title": "x"}, "no 'experiments' object"),
-        ({"experiments": {"v": []}}, "experiments.v is not an object"),
-        ({"experiments": {"v": {"checks": [{"quantity": "q", "source": "s"}]}}}, "has no string 'verdict'"),
+        ({"title": "x"}, "schema version 1"),
+        ({"schema_version": 2, "title": "x"}, "no 'experiments' object"),
+        ({"schema_version": 2, "experiments": {"v": []}}, "experiments.v is not an object"),
+        ({"schema_version": 2, "experiments": {}}, "no 'claims' list"),
+        ({"schema_version": 2, "experiments": {}, "claims": [{"id": "a"}]}, "has no string 'verdict'"),
+        ({"schema_version": 2, "experiments": {}, "claims": [{"id": "a", "verdict": "maybe"}]}, "unknown verdict"),
+        ({"schema_version": 2, "experiments": {}, "claims": [{"id": "a", "verdict": "confirmed"}] * 2},
+         "appears twice"),
     ],
 )
 def test_shape_errors(doc, message):
@@ -261,28 +229,27 @@ def test_cli_identical(tmp_path):
 def test_cli_flipped_verdict(tmp_path):
     old = document()
     new = copy.deepcopy(old)
-    new["experiments"]["variance"]["checks"][2]["verdict"] = "confirmed"
+    new["claims"][2]["verdict"] = "confirmed"
     result = run_diff(write(tmp_path, "old.json", old), write(tmp_path, "new.json", new))
     assert result.exit_code == 1, result.output
     assert "1 verdict(s) changed" in result.stdout
-    assert "Scaled Var, d_k = 512" in result.stdout and "contradicted -> confirmed" in result.stdout
+    assert "000.verify-ratio-dk512" in result.stdout and "contradicted -> confirmed" in result.stdout
 
 
 def test_cli_moved_outside_ci(tmp_path):
     old = document()
     new = copy.deepcopy(old)
-    new["experiments"]["variance"]["checks"][0]["measured"] = "15.100"  # old CI [15.590, 17.678]
-    new["experiments"]["variance"]["checks"][0]["tolerance"] = "99% CI of the measurement: [14.000, 16.200]"
+    new["claims"][0]["measurement"].update(value=15.1, lo=14.0, hi=16.2)  # old interval [15.590, 17.678]
     result = run_diff(write(tmp_path, "old.json", old), write(tmp_path, "new.json", new))
     assert result.exit_code == 0, result.output
-    assert "moved beyond their confidence intervals: 1 of 1" in result.stdout
+    assert "moved beyond their intervals: 1 of 2" in result.stdout
     assert "Var(q·k) at d_k = 16" in result.stdout and "new outside old CI" in result.stdout
 
 
 def test_cli_json(tmp_path):
     old = document()
     new = copy.deepcopy(old)
-    new["experiments"]["variance"]["checks"][1]["verdict"] = "unverifiable"
+    new["claims"][1]["verdict"] = "unverifiable"
     new["provenance"]["device"] = "cuda"
     result = run_diff("--json", write(tmp_path, "old.json", old), write(tmp_path, "new.json", new))
     assert result.exit_code == 1, result.output
@@ -330,17 +297,16 @@ def test_real_results_against_itself_and_a_flip(quick_build):
     doc = quick_build.results
     same = drift.compare(doc, copy.deepcopy(doc))
     assert drift.exit_code(same) == 0 and same.leaves_changed == 0
-    assert same.checks_compared == sum(quick_build.results["verdicts"].values())
-    assert same.intervals_compared > 0  # the real measured/tolerance texts give intervals
+    assert same.checks_compared == sum(quick_build.results["verdicts"].values()) == len(doc["claims"])
+    assert same.intervals_compared > 0  # measurements with intervals, read as numbers
     assert same.leaves_compared > 100
 
     flipped = copy.deepcopy(doc)
-    name, exp = next((n, e) for n, e in flipped["experiments"].items() if e["checks"])
-    target = exp["checks"][0]
+    target = flipped["claims"][0]
     target["verdict"] = "contradicted" if target["verdict"] == "confirmed" else "confirmed"
     result = drift.compare(doc, flipped)
     assert drift.exit_code(result) == 1
-    assert [(c.experiment, c.quantity) for c in result.verdict_changes] == [(name, target["quantity"])]
+    assert [c.id for c in result.verdict_changes] == [target["id"]]
 
 
 def test_no_torch_import():

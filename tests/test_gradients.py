@@ -1,16 +1,21 @@
-"""The gradients family: the softmax Jacobian against autograd, closed forms, and a tiny run."""
+"""The gradients family: the softmax Jacobian against autograd, closed forms, a tiny run, and its verdicts."""
 
 import math
 from dataclasses import replace
 
 import pytest
 import torch
-from conftest import run_experiment
+from conftest import judged_claims, run_experiment
 
-from reportgen.experiments import gradients as G
+from reportgen.claims import catalog
+from reportgen.experiments.gradients import EXPERIMENT
+from reportgen.experiments.gradients import run as G
+from reportgen.experiments.gradients.measures import MEASURES
+from reportgen.experiments.gradients.params import DOC_SCALES, PARAMS
+from reportgen.measure import Measurement, MeasureUnavailable
 
 TINY = replace(
-    G.PARAMS["quick"], sigmas=(0.1, 1.0, 10.0, 100.0), keys=(4, 16), norm_elements=64, dk_dims=(1, 64, 128, 1024),
+    PARAMS["quick"], sigmas=(0.1, 1.0, 10.0, 100.0), keys=(4, 16), norm_elements=64, dk_dims=(1, 64, 128, 1024),
     dk_keys=(4,), dk_samples=16, layer_dims=(8, 64, 128), tokens=8, layer_draws=2, depth=2, depth_dims=(16,),
     depth_draws=2,
 )
@@ -18,7 +23,7 @@ TINY = replace(
 
 @pytest.fixture(scope="module")
 def results():
-    return run_experiment(G.EXPERIMENT, TINY)
+    return run_experiment(EXPERIMENT, TINY)
 
 
 def finite_differences(f, s, h=1e-6):
@@ -74,7 +79,7 @@ def test_saturated_jacobian_has_no_cancellation():
 
 def test_document_table_recomputation():
     rows = G.document_jacobian_table()
-    assert [r["scale"] for r in rows] == [s for s, *_ in G.DOC_JACOBIAN]
+    assert [r["scale"] for r in rows] == list(DOC_SCALES)
     for r in rows:
         assert sum(r["probs"]) == pytest.approx(1)
         assert r["max_element"] <= 0.25 + 1e-12  # p(1 − p) ≤ 1/4 and |p_i p_j| ≤ 1/4
@@ -89,3 +94,56 @@ def test_run_results_are_plain(results):
     assert len(depth["scaled"]["stream"][0]) == TINY.depth + 1
 
 
+
+
+def test_measures_on_a_tiny_run(results):
+    """Every claim's measure gives numbers on a tiny run, or says why it cannot (a d_k not run)."""
+    unavailable = set()
+    for claim in catalog().of_family("gradients"):
+        name = claim.measure.split(".", 1)[1]
+        try:
+            m = MEASURES[name](results, **claim.args)
+        except MeasureUnavailable:
+            unavailable.add(claim.id)
+            continue
+        assert isinstance(m, Measurement) and not isinstance(m.value, bool), claim.id
+    # TINY runs one layer at d_k = 8, 64, 128 and the d_k sweep with n = 4 keys only.
+    assert unavailable == {
+        "000.grad-saturated-median-row", "000.grad-all-vanish", "000.grad-cascade-input", "004.grad-wq-wk",
+        "001.grad-norm-dk64-n64", "003.grad-norm-dk128-n64", "004.grad-norm-dk1024-n64",
+    }
+    with pytest.raises(MeasureUnavailable):
+        MEASURES["layer_ratio"](results, d_k=1024, keys=["x"])
+
+
+def test_combined_ratios_pick_the_extreme(results):
+    """'all vanish' is judged on the largest ratio, 'either suffices' on the smallest."""
+    keys = ["scores", "scores_row_median"]
+    each = [MEASURES["layer_ratio"](results, d_k=64, keys=[k]).value for k in keys]
+    assert MEASURES["layer_ratio"](results, d_k=64, keys=keys, combine="max").value == max(each)
+    assert MEASURES["layer_ratio"](results, d_k=64, keys=keys, combine="min").value == min(each)
+
+
+@pytest.mark.parametrize(
+    "claim_id, verdict",
+    [
+        ("000.grad-table-s1-maxp", "contradicted"),  # 000 prints 0.395447; softmax([1, .5, 0, -.5]) peaks at 0.455
+        ("000.grad-table-s20-maxel", "confirmed"),
+        ("000.grad-exp-decay", "confirmed"),
+        ("000.grad-jacobian-autograd", "confirmed"),
+        ("000.grad-uniform-offdiag", "confirmed"),
+        ("001.grad-flow-p3", "confirmed"),
+        ("000.grad-all-vanish", "contradicted"),  # unscaled ∂L/∂Q grows with √d_k
+        ("004.grad-norm-dk1024-n4", "confirmed"),
+        ("004.grad-depth-failure", "confirmed"),
+    ],
+)
+def test_judged_verdicts(claim_id, verdict):
+    assert judged_claims("gradients")[claim_id].verdict == verdict
+
+
+def test_every_verdict_as_expected_on_quick():
+    judged = judged_claims("gradients")
+    assert len(judged) == 38
+    changed = {i: j.verdict for i, j in judged.items() if j.verdict != j.claim.expected_for("quick")}
+    assert not changed

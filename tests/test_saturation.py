@@ -5,79 +5,89 @@ import math
 import numpy as np
 import pytest
 import torch
-from conftest import run_experiment
+from conftest import judged_claims, quick_results
 
-from reportgen import claims
-from reportgen.experiments import saturation
-from reportgen.experiments.saturation_report import AGREEMENT_ULPS, expected_max_normal
+from reportgen.claims import catalog
+from reportgen.experiments.saturation import params as sparams
+from reportgen.experiments.saturation.measures import expected_max_normal
+from reportgen.judge import CONFIRMED, CONTRADICTED, UNVERIFIABLE
+from reportgen.thresholds import THRESHOLDS
 
 
 @pytest.fixture(scope="module")
 def results():
     """Quick-profile results after the JSON round trip the pipeline applies."""
-    return run_experiment(saturation.EXPERIMENT, saturation.PARAMS["quick"])
+    return quick_results("saturation")
 
 
 @pytest.fixture(scope="module")
-def checks(results):
-    return {c.quantity: c for t in saturation.EXPERIMENT.tables(results) for c in t.checks}
-
-
-
-
-
+def verdicts():
+    """{claim id: verdict} of the family's claims on the quick results."""
+    return {cid: j.verdict for cid, j in judged_claims("saturation").items()}
 
 
 def test_behavior_rerun_matches_float64(results):
     """000's demo rerun: float32 softmax of base × scale equals the float64 value to float32 precision."""
-    base = np.array(saturation.DOC_BEHAVIOR_BASE)
+    base = np.array(sparams.DOC_BEHAVIOR_BASE)
     for row in results["behavior"]:
         s = base * row["scale"]
         exact = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
         assert np.allclose(row["probs"], exact, atol=1e-6)
 
 
-def test_behavior_verdicts_by_hand(checks):
+def test_behavior_verdicts_by_hand(verdicts):
     """softmax([1, .5, 0, −.5])₀ = 1/(1 + e^−.5 + e^−1 + e^−1.5) = 0.4551, not 0.3954; at scale 20 the
     top weight is 1/(1 + e^−10 + …) = 0.999955, which prints as 1.0000, not 0.9999."""
-    assert checks["scale 1: probs[0]"].verdict == claims.CONTRADICTED
-    assert checks["scale 1: sum of the printed probs"].verdict == claims.CONTRADICTED  # 0.8690
-    assert checks["scale 10: probs[0]"].verdict == claims.CONFIRMED
-    assert checks["scale 20: probs[0]"].verdict == claims.CONTRADICTED
-    assert checks["scale 20: max_prob"].verdict == claims.CONFIRMED
+    assert verdicts["000.sat-behavior-s1-p0"] == CONTRADICTED
+    assert verdicts["000.sat-behavior-s1-sum"] == CONTRADICTED  # the printed probs add to 0.8690
+    assert verdicts["000.sat-behavior-s10-p0"] == CONFIRMED
+    assert verdicts["000.sat-behavior-s20-p0"] == CONTRADICTED
+    assert verdicts["000.sat-behavior-s20-max"] == CONFIRMED
 
 
-def test_worked_example_verdicts_by_hand(checks):
+def test_worked_example_verdicts_by_hand(verdicts):
     """softmax(20, 22, 18, 21)₂ = 1/(e^−2 + 1 + e^−4 + e^−1) = 0.657 (000 prints 0.731); 001's unscaled
     5-vector is right at 3 decimals (0.59857 → 0.599); 002's exp(5.78) = 323.76 (it prints 323.6)."""
-    assert checks["000: s = (20, 22, 18, 21), unscaled: p2"].verdict == claims.CONTRADICTED
+    assert verdicts["000.sat-numerical-softmax-p2"] == CONTRADICTED
     for i in range(1, 6):
-        assert checks[f"001: without scaling: p{i}"].verdict == claims.CONFIRMED
-    assert checks["001: with scaling: p1"].verdict == claims.CONTRADICTED
-    assert checks["exp(5.78)"].verdict == claims.CONTRADICTED
-    assert checks["exp(10)"].verdict == claims.CONFIRMED
+        assert verdicts[f"001.sat-visual-softmax-p{i}"] == CONFIRMED
+    assert verdicts["001.sat-visual-scaled-softmax-p1"] == CONTRADICTED
+    assert verdicts["002.sat-exp-5-78"] == CONTRADICTED
+    assert verdicts["002.sat-exp-10"] == CONFIRMED
     # 22026.47/23271.51 = 0.946499…, which rounds to 0.946; 002 prints 0.947.
-    assert checks["002: row 1 unscaled, softmax([5, 10, 7]): p2"].verdict == claims.CONTRADICTED
-    assert checks["√512"].verdict == claims.CONFIRMED
+    assert verdicts["002.sat-row1-p2"] == CONTRADICTED
+    assert verdicts["000.sat-root-512"] == CONFIRMED
 
 
-def test_002_matrices_by_hand(results, checks):
+def test_002_matrices_by_hand(results, verdicts):
     """Step 2's q, k give QK^T = [[8,5,8],[3,4,8],[4,1,5]] (as 002 says in Step 3), not its later [[5,10,7],…]."""
     assert results["examples"]["qkt"] == [[8, 5, 8], [3, 4, 8], [4, 1, 5]]
-    assert checks["Step 3: QK^T from Step 2's q and k"].verdict == claims.CONFIRMED
-    original = [c for q, c in checks.items() if q.startswith("'Original Matrix'")]
-    assert original[0].verdict == claims.CONTRADICTED
+    assert verdicts["002.sat-qkt"] == CONFIRMED
+    assert verdicts["002.sat-original-is-qkt"] == CONTRADICTED
     # np.var of the nine entries: mean 46/9, Σ(x − mean)² = 440/9, so 440/81 = 5.432…, not 6.89.
     assert results["examples"]["qkt_var"][0] == pytest.approx(440 / 81)
-    assert checks["Step 4: variance of QK^T's 9 entries"].verdict == claims.CONTRADICTED
+    assert verdicts["002.sat-qkt-var"] == CONTRADICTED
 
 
-def test_partial_vector_bound(results, checks):
-    """For [8.5, −2.1, 7.9, …] the first two weights' ratio is e^0.6 whatever '…' holds."""
+def test_002_scaled_matrix_divides_by_rounded_root(results):
+    """002's 'Scaled Matrix' is the 'Original Matrix' divided by 1.73, not by √3: 10/1.73 = 5.780 (it prints
+    5.78), 10/√3 = 5.774."""
+    rounded = np.asarray(results["examples"]["original_scaled_rounded_root"])
+    exact = np.asarray(results["examples"]["original_scaled"])
+    assert rounded[0, 1] == pytest.approx(10 / 1.73) and round(rounded[0, 1], 2) == 5.78
+    assert round(exact[0, 1], 2) == 5.77
+
+
+def test_partial_vector_bound(results, verdicts):
+    """For [8.5, −2.1, 7.9, …] the first and third weights' ratio is e^0.6 whatever '…' holds."""
     p = results["examples"]["partial"]
     assert p[0] / p[2] == pytest.approx(math.exp(0.6))
-    assert checks["001: first weight of softmax([8.5, -2.1, 7.9, …])"].verdict == claims.CONTRADICTED
-    assert checks["001: weights after the third"].verdict == claims.UNVERIFIABLE
+    assert verdicts["001.sat-partial-first"] == CONTRADICTED
+    # 0.99 printed first weight implies a third of 0.99·e^−0.6 = 0.543, not 0.01.
+    assert judged_claims("saturation")["001.sat-partial-third"].measurement.value == pytest.approx(
+        0.99 * math.exp(-0.6))
+    assert verdicts["001.sat-partial-third"] == CONTRADICTED
+    assert verdicts["001.sat-partial-rest"] == UNVERIFIABLE
 
 
 def test_exercise_crossings_closed_form(results):
@@ -93,7 +103,8 @@ def test_exercise_crossings_closed_form(results):
     assert np.allclose(ex["p"], p, atol=1e-12)
     assert np.allclose(ex["grad"], p * (1 - p), atol=1e-12)
     # p(1 − p) = v on the saturated side at p = (1 + √(1 − 4v))/2.
-    v = saturation.VANISHED_JACOBIAN
+    v = THRESHOLDS["vanished_jacobian"]
+    assert ex["vanished_level"] == v
     q = (1 + math.sqrt(1 - 4 * v)) / 2
     assert ex["vanished_x"] == pytest.approx(math.log(3 * q / (1 - q)), abs=1e-9)
 
@@ -121,14 +132,14 @@ def test_sweep_shape(results):
         assert 1 / n - 1e-6 <= c["max_w"]["mean"] <= 1
         if d == 1:
             assert c["max_w"]["mean"] == c["max_w_scaled"]["mean"]
-    for n in saturation.LENGTHS:
+    for n in sparams.LENGTHS:
         assert cells[1024, n]["max_w"]["mean"] > cells[1, n]["max_w"]["mean"] + 0.4
         # scaled rows share one law whatever d_k (up to |q|/√d_k fluctuations): entropy shares agree loosely
         shares = [cells[d, n]["entropy_scaled"]["mean"] / math.log(n) for d in (16, 64, 256, 1024)]
         assert max(shares) - min(shares) < 0.05
 
 
-def test_figure_rerun_is_000s_code(results, checks):
+def test_figure_rerun_is_000s_code(results, verdicts):
     """The seed-42 block reproduces 000's computation; its reading: saturated yes, near-uniform no."""
     g = torch.Generator().manual_seed(42)
     Q, K = torch.randn(1, 10, 64, generator=g), torch.randn(1, 10, 64, generator=g)
@@ -137,8 +148,8 @@ def test_figure_rerun_is_000s_code(results, checks):
     assert np.allclose(doc["unscaled"], scores.numpy(), atol=1e-5)
     w = torch.softmax(scores, -1)
     assert doc["stats"]["mean_entropy"] == pytest.approx(-(w * w.log()).sum(-1).mean().item(), rel=1e-5)
-    assert checks["Unscaled: 'near-uniform attention'"].verdict == claims.CONTRADICTED
-    assert checks["Unscaled: '(saturated softmax)'"].verdict == claims.CONFIRMED
+    assert verdicts["000.sat-figure-near-uniform"] == CONTRADICTED
+    assert verdicts["000.sat-figure-saturated"] == CONFIRMED
 
 
 def _first_overflow(dtype):
@@ -153,17 +164,31 @@ def _first_overflow(dtype):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
-def test_naive_softmax_overflow_point(results, dtype):
+def test_naive_softmax_overflow_point(results, verdicts, dtype):
     """Naive exp/sum first fails where e^x rounds to inf: the first dtype value past ln(max + ulp/2)."""
     row = next(r for r in results["stability"] if r["dtype"] == dtype and r["pattern"] == "large positive")
     assert row["first_failure"] == _first_overflow(getattr(torch, dtype))
     assert row["last_finite"] < row["first_failure"]
-    assert row["naive_vs_stable"] <= AGREEMENT_ULPS * row["eps"]
+    assert row["naive_fails_at_max"]
     assert max(row["curve"]["naive_vs_stable"]) == row["naive_vs_stable"]
-    assert row["stable_wide_finite"]
+    assert row["stable_wide_nonfinite"] == 0
+    for claim in ("overflow", "stable", "same"):
+        assert verdicts[f"001.sat-{claim}-{dtype}"] == CONFIRMED
 
 
 def test_float16_overflow_known_values(results):
     """float16: e^11.0859375 = 65 248 is finite, e^11.09375 = 65 761 is not (largest finite 65 504)."""
     row = next(r for r in results["stability"] if r["dtype"] == "float16" and r["pattern"] == "large positive")
     assert (row["last_finite"], row["first_failure"]) == (11.0859375, 11.09375)
+
+
+def test_every_claim_judged_as_expected():
+    """All 124 saturation claims are measured (none unavailable) and judged as the claims data expects."""
+    claims = catalog().of_family("saturation")
+    judged = judged_claims("saturation")
+    assert len(claims) == len(judged) == 124
+    for claim in claims:
+        j = judged[claim.id]
+        if claim.rule != "unverifiable":
+            assert j.measurement is not None, (claim.id, j.tolerance)
+        assert j.verdict == claim.expected_for("quick"), (claim.id, j.measured, j.tolerance)

@@ -4,11 +4,12 @@ import math
 
 import numpy as np
 import pytest
-from conftest import run_experiment
+from conftest import judged_claims, quick_results
 
-from reportgen import claims
-from reportgen.experiments import temperature
-from reportgen.experiments.temperature_report import UNIT_ROUNDOFF, cells_at
+from reportgen.experiments.temperature import params as tparams
+from reportgen.experiments.temperature import run as trun
+from reportgen.experiments.temperature.measures import UNIT_ROUNDOFF, cells_at
+from reportgen.judge import CONFIRMED, CONTRADICTED
 
 FP16_MAX = 65504.0  # largest finite float16, (2 − 2^−10)·2^15
 
@@ -16,22 +17,18 @@ FP16_MAX = 65504.0  # largest finite float16, (2 − 2^−10)·2^15
 @pytest.fixture(scope="module")
 def results():
     """Quick-profile results after the JSON round trip the pipeline applies."""
-    return run_experiment(temperature.EXPERIMENT, temperature.PARAMS["quick"])
+    return quick_results("temperature")
 
 
 @pytest.fixture(scope="module")
-def checks(results):
-    return {c.quantity: c for t in temperature.EXPERIMENT.tables(results) for c in t.checks}
-
-
-
-
-
+def verdicts():
+    """{claim id: verdict} of the family's claims on the quick results."""
+    return {cid: j.verdict for cid, j in judged_claims("temperature").items()}
 
 
 def test_grid_holds_the_named_temperatures():
     """T runs from 0.01 to 1000 and holds T = 1 and τ = 4, 8, 16 (0.5, 1, 2 × √64) exactly."""
-    grid = temperature.temperatures(2)
+    grid = trun.temperatures(2)
     assert grid[0] == pytest.approx(0.01) and grid[-1] == pytest.approx(1000)
     assert {1.0, 4.0, 8.0, 16.0} <= set(grid)
 
@@ -50,24 +47,25 @@ def test_temperature_limits(results):
 
 def test_entropy_rises_with_temperature(results):
     """dH/dT = Var_p(s)/T³ ≥ 0: the mean entropy never falls as T grows, at any n."""
-    for n in temperature.LENGTHS:
+    for n in tparams.LENGTHS:
         curve = sorted((c for c in results["sweep"]["cells"] if c["n"] == n), key=lambda c: c["T"])
         h = [c["entropy"]["mean"] for c in curve]
         assert all(a <= b + 1e-9 for a, b in zip(h, h[1:])), n
 
 
-def test_exercise_4_verdicts(results, checks):
+def test_exercise_4_verdicts(results, verdicts):
     """Entropy is increasing in τ for every non-constant row, so every row is sharper below √d_k."""
     for row in results["sweep"]["taus"]:
         assert row["sharper"] == row["softer"] == row["rows"]
-    assert checks["τ < √d_k: 'Sharper attention (more peaked)'"].verdict == claims.CONFIRMED
-    assert checks["τ > √d_k: 'Softer attention (more uniform)'"].verdict == claims.CONFIRMED
+    assert verdicts["001.temp-tau-sharper"] == CONFIRMED
+    assert verdicts["001.temp-tau-softer"] == CONFIRMED
 
 
-def test_004_softmax_state_at_dk_64(checks):
+def test_004_softmax_state_at_dk_64(verdicts):
     """Unscaled d_k = 64 rows of 1 024 keys average a largest weight near 0.7, well under 0.9."""
-    assert checks[f"Softmax State, unscaled (d_k = {temperature.SWEEP_DK})"].verdict == claims.CONTRADICTED
-    assert checks[f"Softmax State, scaled (d_k = {temperature.SWEEP_DK})"].verdict == claims.CONFIRMED
+    assert tparams.SWEEP_DK == 64
+    assert verdicts["004.temp-state-unscaled"] == CONTRADICTED
+    assert verdicts["004.temp-state-scaled"] == CONFIRMED
 
 
 def test_float16_overflow_thresholds_aligned(results):
@@ -90,14 +88,14 @@ def test_float16_overflow_random_follows_largest_score(results):
             assert balanced == pytest.approx(math.sqrt(FP16_MAX * math.sqrt(d) / largest), rel=3e-3), d
 
 
-def test_float32_balanced_equals_divide_after(results, checks):
+def test_float32_balanced_equals_divide_after(results, verdicts):
     """Within the worst-case rounding bound; bit-identical where d_k^(−1/4) is a power of two (16, 256)."""
     for row in results["balanced"]:
         d = row["d_k"]
         assert row["f32_after_vs_balanced"] <= 2 * (d + 3) * UNIT_ROUNDOFF
         if d in (16, 256):
             assert row["f32_after_vs_balanced"] == 0
-    assert checks["float16: 'can improve numerical stability in some implementations'"].verdict == claims.CONFIRMED
+    assert verdicts["000.temp-balanced-f16"] == CONFIRMED
 
 
 def test_cosine_range_and_matching_temperature(results):
@@ -118,3 +116,16 @@ def test_sdpa_agrees_within_torch_tolerance(results):
     for row in results["sdpa"]:
         assert row["tolerance_ratio"] <= 1, row
         assert row["max_abs"] < 1e-5, row
+
+
+def test_every_claim_judged_as_expected():
+    """All 16 temperature claims are measured (none unavailable) and judged as the claims data expects."""
+    from reportgen.claims import catalog
+
+    judged = judged_claims("temperature")
+    claims = catalog().of_family("temperature")
+    assert len(claims) == len(judged) == 16
+    for claim in claims:
+        j = judged[claim.id]
+        assert j.measurement is not None, claim.id
+        assert j.verdict == claim.expected_for("quick"), (claim.id, j.measured, j.tolerance)

@@ -1,18 +1,23 @@
-"""The training family: batched training equals per-model training, spikes, and a tiny run."""
+"""The training family: batched training equals per-model training, spikes, a tiny run, its measures and verdicts."""
 
 import pytest
 import torch
-from conftest import run_experiment
+from conftest import judged_claims, run_experiment
 
-from reportgen.experiments import training as T
+from reportgen.claims import catalog
+from reportgen.experiments.training import EXPERIMENT
+from reportgen.experiments.training import measures as M
+from reportgen.experiments.training import params as P
+from reportgen.experiments.training import run as T
+from reportgen.measure import MeasureUnavailable
 from reportgen.sampling import generator
 
-TINY = T.TrainingParams(dims=(8, 32), lrs=(1e-2, 1e-1), seeds=2, steps=20, batch=8, window=5)
+TINY = P.TrainingParams(dims=(8, 32), lrs=(1e-2, 1e-1), seeds=2, steps=20, batch=8, window=5)
 
 
 @pytest.fixture(scope="module")
 def results():
-    return run_experiment(T.EXPERIMENT, TINY)
+    return run_experiment(EXPERIMENT, TINY)
 
 
 def test_batched_training_equals_per_model_training():
@@ -65,3 +70,78 @@ def test_run_results_are_plain(results):
     assert isinstance(model["diverged"], bool) and isinstance(model["spikes"], int)
 
 
+def test_tables_and_claims_slot(results):
+    """Data tables from results alone, and one claims-table slot under the verdicts heading."""
+    from reportgen.family import ClaimTable
+
+    layout = EXPERIMENT.tables(results)
+    slots = [t for t in layout if isinstance(t, ClaimTable)]
+    assert [t.slug for t in slots] == ["training-verdicts"]
+    assert all(t.rows for t in layout if not isinstance(t, ClaimTable))
+
+
+# --- measures: numbers, never verdicts -------------------------------------------------
+
+
+def test_measures_name_a_width_the_profile_lacks(results):
+    """A claim at d_k = 256 is not measured on a run that trained only 8 and 32."""
+    with pytest.raises(MeasureUnavailable, match="d_k = 256"):
+        M.steps_ratio(results, 256)
+    for name in ("not_faster_dims", "unworkable_dims"):
+        m = M.MEASURES[name](results)
+        assert m.n == len(TINY.dims) and 0 <= m.value <= len(TINY.dims)
+
+
+def _model(variant, lr, steps_to_90, diverged=False, spikes=0):
+    curve = [1.0, 0.5, 0.1, 0.05]
+    return {"variant": variant, "lr": lr, "steps_to_90": steps_to_90, "diverged": diverged, "spikes": spikes,
+            "initial_entropy": 1.0, "w_q_moved": 0.1,
+            "curves": {"loss": curve, "acc": [0.1, 0.5, 0.95, 1.0], "scale": [1.0] * 4}}
+
+
+def _results(cells, steps=100):
+    """Synthetic results: cells {(variant, lr): steps_to_90} at d_k = 16, one seed."""
+    lrs = sorted({lr for _, lr in cells})
+    models = [_model(v, lr, s) for (v, lr), s in cells.items()]
+    return {"lrs": lrs, "seeds": 1, "steps": steps, "window": 10, "task": {"pairs": 8},
+            "variants": [{"name": v, "label": v} for v in ("scaled", "unscaled")],
+            "runs": [{"d_k": 16, "models": models}]}
+
+
+def test_steps_ratio_each_at_its_fastest_rate():
+    r = _results({("scaled", 0.01): 40, ("scaled", 0.1): 20, ("unscaled", 0.01): 60, ("unscaled", 0.1): 30})
+    m = M.steps_ratio(r, 16)
+    assert m.value == pytest.approx(30 / 20) and m.lo is None
+
+
+def test_steps_ratio_when_unscaled_never_gets_there_is_a_lower_bound():
+    r = _results({("scaled", 0.01): 40, ("scaled", 0.1): 25, ("unscaled", 0.01): None, ("unscaled", 0.1): None})
+    m = M.steps_ratio(r, 16)
+    assert m.value == m.lo == pytest.approx(100 / 25) and "lower bound" in m.method
+    assert M.not_faster_dims(r).value == 0  # never reaching 90% is slowest
+
+
+def test_stable_lr_ratio_is_a_ratio_of_grid_rates():
+    r = _results({("scaled", 0.003): 40, ("scaled", 0.03): 25, ("unscaled", 0.003): 50, ("unscaled", 0.03): 60})
+    for m in r["runs"][0]["models"]:
+        m["spikes"] = int(m["variant"] == "unscaled" and m["lr"] == 0.03)
+    assert M.stable_lr_ratio(r, 16).value == 10.0  # 0.03 / 0.003 rounded to the grid's precision
+
+
+# --- verdicts: judged by reportgen.judge from the claims data ---------------------------
+
+
+def test_quick_verdicts_are_the_recorded_ones():
+    """Every training claim, judged on the quick run, gets the verdict its data entry expects."""
+    claims = catalog().of_family("training")
+    judged = judged_claims("training")
+    assert len(claims) == 17 and set(judged) == {c.id for c in claims}
+    changed = {c.id: judged[c.id].verdict for c in claims if judged[c.id].verdict != c.expected_for("quick")}
+    assert not changed, changed
+
+
+def test_quick_run_contradicts_unscaled_largest_stable_rate_and_reads_unscaled_as_not_learning():
+    judged = judged_claims("training")
+    assert judged["000.train-much-smaller-lr"].verdict == "contradicted"
+    assert judged["001.train-no-learning"].verdict == "confirmed"
+    assert judged["000.train-learnable-temperature"].verdict == "unverifiable"

@@ -1,4 +1,4 @@
-"""The variance experiment's numbers against closed forms (session quick build, seed 0)."""
+"""The variance experiment's numbers against closed forms (quick profile, seed 0)."""
 
 import math
 
@@ -6,17 +6,20 @@ import numpy as np
 import pytest
 import torch
 
+from conftest import judged_claims, quick_results
+
 from reportgen import sampling
-from reportgen.experiments import variance
+from reportgen.experiments.variance import params as variance
+from reportgen.experiments.variance import run as variance_run
 from reportgen.stats import Z99, variance_interval
 
 INIT_COMPONENT_VARIANCE = {"kaiming_uniform": 1 / 3, "xavier_mha": 1 / 2, "normal": 1.0}
 
 
 @pytest.fixture(scope="module")
-def results(quick_build):
-    """The variance experiment's raw results from results.json."""
-    return quick_build.results["experiments"]["variance"]["results"]
+def results():
+    """The variance experiment's quick results (computed once per session)."""
+    return quick_results("variance")
 
 
 @pytest.fixture(scope="module")
@@ -97,29 +100,35 @@ def test_ranges_experiment_scales_with_d(results):
 
 def test_document_rerun_matches_torch_manual_seed():
     """The seed-42 rerun uses the same stream as torch.manual_seed(42) (first row recomputed)."""
-    rows = variance.document_verification_rerun()
+    rows = variance_run.document_verification_rerun()
     torch.manual_seed(variance.DOC_VERIFY_SEED)
-    d = variance.DOC_VERIFY[0][0]
+    d = variance.DOC_VERIFY_DIMS[0]
     Q, K = torch.randn(variance.DOC_VERIFY_SAMPLES, d), torch.randn(variance.DOC_VERIFY_SAMPLES, d)
     assert rows[0]["unscaled"] == pytest.approx((Q * K).sum(dim=1).var().item(), rel=1e-6)
-    assert [r["d_k"] for r in rows] == [row[0] for row in variance.DOC_VERIFY]
+    assert [r["d_k"] for r in rows] == list(variance.DOC_VERIFY_DIMS)
 
 
-def test_reported_verdicts_for_exact_arithmetic(quick_build):
-    """In the built report: '22.6' for √512 is confirmed and '45.2' for 2√512 contradicted."""
-    checks = quick_build.results["experiments"]["variance"]["checks"]
-    by_doc = {}
-    for check in checks:
-        if "512" in check["quantity"] and check["documented"] in ("22.6", "45.2"):
-            by_doc[check["documented"]] = check["verdict"]
-    assert by_doc == {"22.6": "confirmed", "45.2": "contradicted"}
+def test_verdicts_for_exact_arithmetic():
+    """'22.6' for √512 is confirmed and '45.2' for 2√512 contradicted (45.254…)."""
+    judged = judged_claims("variance")
+    assert judged["000.std-sqrt-dk512"].verdict == "confirmed"
+    assert judged["000.std-bound-dk512"].verdict == "contradicted"
+    assert judged["000.std-bound-dk512"].measured.startswith("45.25")
+
+
+def test_verdicts_of_the_initialization_premise():
+    """Unit variance holds for N(0, 1/d_model) and fails for nn.Linear's default (1/3)."""
+    judged = judged_claims("variance")
+    assert judged["004.init-normal-512-64"].verdict == "confirmed"
+    assert judged["004.init-kaiming-512-64"].verdict == "contradicted"
+    assert judged["004.init-kaiming-512-64"].measurement.value == pytest.approx(1 / 3, rel=0.05)
 
 
 @pytest.mark.parametrize("init, expected", INIT_COMPONENT_VARIANCE.items())
 def test_projection_weights_closed_form(init, expected):
     """d_model · Var(W_ij) equals the closed form of each init (direct draw, 512×64 weights)."""
     g = sampling.generator("cpu", 0, "test", init)
-    W_q, W_k = variance.projection_weights(init, 512, 64, g, "cpu")
+    W_q, W_k = variance_run.projection_weights(init, 512, 64, g, "cpu")
     assert tuple(W_q.shape) == tuple(W_k.shape) == (64, 512)
     for w in (W_q, W_k):
         assert 512 * w.double().var().item() == pytest.approx(expected, rel=0.05)

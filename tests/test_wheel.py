@@ -55,3 +55,12 @@ def test_wheel_contains_code_and_entry_point(wheel):
     (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
     assert "reportgen = reportgen.cli:main" in wheel[entry_points].decode()
     assert not any("__pycache__" in n or n.startswith("tests/") for n in names)
+
+
+@pytest.mark.slow
+def test_wheel_holds_every_module_and_claims_file(wheel):
+    """Every module and data file of reportgen/ (families, claims data) is in the wheel."""
+    root = ROOT / "reportgen"
+    files = [p for p in root.rglob("*") if p.suffix in (".py", ".toml") and "__pycache__" not in p.parts]
+    missing = [str(p.relative_to(ROOT)) for p in files if str(p.relative_to(ROOT)) not in wheel]
+    assert not missing, missing

@@ -1,18 +1,20 @@
-"""The registry of experiment families, in report order."""
+"""The registry of experiment families, in report order.
+
+Each family is a package of this folder with the roles of reportgen.family; its
+__init__ defines EXPERIMENT and imports nothing heavy.
+"""
 
 from reportgen.experiments import gradients, saturation, temperature, training, variance, worked
 
-EXPERIMENTS = {
-    experiment.name: experiment
-    for experiment in (
-        variance.EXPERIMENT,
-        saturation.EXPERIMENT,
-        temperature.EXPERIMENT,
-        worked.EXPERIMENT,
-        gradients.EXPERIMENT,
-        training.EXPERIMENT,
-    )
-}
+FAMILIES = (
+    variance.EXPERIMENT,
+    saturation.EXPERIMENT,
+    temperature.EXPERIMENT,
+    worked.EXPERIMENT,
+    gradients.EXPERIMENT,
+    training.EXPERIMENT,
+)
+EXPERIMENTS = {family.name: family for family in FAMILIES}
 
 
 def describe():

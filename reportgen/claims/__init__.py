@@ -1,0 +1,256 @@
+"""The claims: every checked statement of the documents, as hand-written data.
+
+One file per document, `NNN.toml`, one `[[claim]]` entry per statement. Each entry
+says where the statement is (section, verbatim quote), what the document prints
+(`documented`), the measurement it is judged against (a family's named measure and
+its arguments), the rule with its margin and a one-line justification, the kind of
+claim, and the verdict expected from the last review. `documents.toml` lists the
+documents. `reportgen check --record` rewrites only the `expected*` lines.
+"""
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from reportgen.errors import ConfigError
+from reportgen.thresholds import THRESHOLDS
+
+KINDS = ("arithmetic", "statistical", "qualitative", "premise", "literature")
+RULES = ("exact", "interval", "at_least", "at_most", "unverifiable")
+BOUNDS = ("value", "lo", "hi")
+VERDICTS = ("confirmed", "contradicted", "unverifiable")
+PROFILES = ("quick", "standard", "full")
+REQUIRED = ("id", "section", "quote", "documented", "kind", "rule", "table", "label", "expected")
+OPTIONAL = ("family", "value", "measure", "args", "threshold", "bound", "justification", "reason",
+            "expected_quick", "expected_full")
+ID = re.compile(r"[0-9a-z][0-9a-z.-]*")
+
+
+@dataclass(frozen=True)
+class Document:
+    """One source document: its id (the NNN of its claims file), title and bibliographic line."""
+
+    id: str
+    title: str
+    citation: str = ""
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One documented statement and how it is judged."""
+
+    id: str  # stable, hand-given
+    doc: str
+    section: str  # the document's heading it sits under
+    quote: str  # the sentence, table cell or output line, verbatim
+    documented: object  # as printed: a string, or a list of strings for a printed vector/matrix
+    kind: str  # one of KINDS
+    rule: str  # one of RULES
+    table: str  # slug of the claims table (in its family's layout) that shows it
+    label: str  # what is compared, in a few words (the row's first cell)
+    expected: dict  # profile -> expected verdict
+    value: float | None = None  # the documented number when `documented` is not plainly one
+    measure: str = ""  # "<family>.<measure>"; empty for an unverifiable claim
+    family_name: str = ""  # the family whose section shows an unverifiable claim
+    args: dict = field(default_factory=dict)  # keyword arguments of the measure
+    threshold: float | str | None = None  # at_least / at_most: a number, or a name in reportgen/thresholds.py
+    bound: str = "value"  # at_least / at_most: which end of the measurement is compared
+    justification: str = ""  # one line: why this rule and margin read the statement fairly
+    reason: str = ""  # unverifiable: what would be needed to check it
+
+    @property
+    def family(self):
+        return self.measure.split(".", 1)[0] if self.measure else self.family_name
+
+    def expected_for(self, profile):
+        return self.expected.get(profile, self.expected["standard"])
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """The documents and their claims, as loaded from one folder."""
+
+    documents: dict  # id -> Document, in order
+    claims: tuple  # Claim, in document then file order
+
+    def of_family(self, name):
+        return [c for c in self.claims if c.family == name]
+
+
+def catalog(folder=None):
+    """Documents and claims of `folder` (default: the package's own)."""
+    return Catalog(load_documents(folder), tuple(load(folder)))
+
+
+def default_folder():
+    return Path(str(resources.files("reportgen.claims")))
+
+
+def load_documents(folder=None):
+    """{document id: Document} in file order."""
+    path = Path(folder or default_folder()) / "documents.toml"
+    data = _read(path)
+    return {d["id"]: Document(d["id"], d["title"], d.get("citation", "")) for d in data.get("document", [])}
+
+
+def load(folder=None):
+    """Every claim of every document, in document then file order; bad data is one ConfigError."""
+    folder = Path(folder or default_folder())
+    documents = load_documents(folder)
+    problems, claims, seen = [], [], set()
+    for doc in documents:
+        for path in _files(folder, doc):
+            for i, entry in enumerate(_read(path).get("claim", []), start=1):
+                where = f"{path.name} claim {entry.get('id', f'#{i}')}"
+                claim, errors = _parse(entry, doc, where)
+                problems += errors
+                if claim is None:
+                    continue
+                if claim.id in seen:
+                    problems.append(f"{where}: id used twice")
+                seen.add(claim.id)
+                claims.append(claim)
+    if problems:
+        raise ConfigError("claims data: " + "; ".join(problems[:5]) + (" …" if len(problems) > 5 else ""))
+    return claims
+
+
+def _files(folder, doc):
+    """The claims files of one document."""
+    path = folder / f"{doc}.toml"
+    return [path] if path.is_file() else []
+
+
+def _read(path):
+    try:
+        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"claims data: cannot read {path}: {exc}") from None
+
+
+def _parse(entry, doc, where):
+    """A Claim and the problems found in one entry."""
+    problems = [f"{where}: missing key '{k}'" for k in REQUIRED if k not in entry]
+    problems += [f"{where}: unknown key '{k}'" for k in entry if k not in REQUIRED + OPTIONAL]
+    if problems:
+        return None, problems
+    if not ID.fullmatch(entry["id"]):
+        problems.append(f"{where}: id must be lower-case letters, digits, '.' and '-'")
+    if entry["kind"] not in KINDS:
+        problems.append(f"{where}: kind '{entry['kind']}' is not one of {', '.join(KINDS)}")
+    rule = entry["rule"]
+    if rule not in RULES:
+        problems.append(f"{where}: rule '{rule}' is not one of {', '.join(RULES)}")
+    if rule != "unverifiable" and "." not in entry.get("measure", ""):
+        problems.append(f"{where}: rule '{rule}' needs measure = \"<family>.<name>\"")
+    if rule == "unverifiable" and "measure" in entry:
+        problems.append(f"{where}: an unverifiable claim has no measure; name its section's family in 'family'")
+    if rule == "unverifiable" and not entry.get("family"):
+        problems.append(f"{where}: an unverifiable claim names the family whose section shows it in 'family'")
+    if rule == "unverifiable" and not entry.get("reason"):
+        problems.append(f"{where}: an unverifiable claim says why in 'reason'")
+    threshold = entry.get("threshold")
+    if rule in ("at_least", "at_most") and not (
+        isinstance(threshold, (int, float)) or threshold in THRESHOLDS
+    ):
+        problems.append(f"{where}: rule '{rule}' needs a threshold: a number or one of reportgen/thresholds.py")
+    if rule in ("at_least", "at_most", "interval") and not entry.get("justification"):
+        problems.append(f"{where}: rule '{rule}' needs a one-line justification")
+    if entry.get("bound", "value") not in BOUNDS:
+        problems.append(f"{where}: bound must be one of {', '.join(BOUNDS)}")
+    expected = {"standard": entry["expected"]}
+    for profile in ("quick", "full"):
+        if f"expected_{profile}" in entry:
+            expected[profile] = entry[f"expected_{profile}"]
+    problems += [f"{where}: verdict '{v}' is not one of {', '.join(VERDICTS)}"
+                 for v in expected.values() if v not in VERDICTS]
+    if problems:
+        return None, problems
+    value = entry.get("value")
+    claim = Claim(
+        id=entry["id"], doc=doc, section=entry["section"], quote=entry["quote"],
+        documented=entry["documented"], kind=entry["kind"], rule=rule, table=entry["table"],
+        label=entry["label"], expected=expected, value=None if value is None else float(value),
+        measure=entry.get("measure", ""), family_name=entry.get("family", ""), args=dict(entry.get("args", {})),
+        threshold=entry.get("threshold"), bound=entry.get("bound", "value"),
+        justification=entry.get("justification", ""), reason=entry.get("reason", ""),
+    )
+    return claim, []
+
+
+def record(verdicts, profile, folder=None):
+    """Rewrite the expected verdicts of `profile` ({claim id: verdict}); nothing else changes.
+
+    The files are hand-written, so they are edited line by line: inside each claim's
+    block only the `expected` (standard) or `expected_<profile>` line is replaced,
+    added or dropped. Returns the number of claims whose expectation changed.
+    """
+    from reportgen.atomic import write_atomic
+
+    folder = Path(folder or default_folder())
+    changed = 0
+    for doc in load_documents(folder):
+        for path in _files(folder, doc):
+            text = path.read_text(encoding="utf-8")
+            new, n = _rewrite(text, verdicts, profile)
+            if n:
+                write_atomic(path, new)
+                changed += n
+    return changed
+
+
+_BLOCK = re.compile(r"^\[\[claim\]\]\s*$", re.M)
+
+
+def _rewrite(text, verdicts, profile):
+    starts = [m.start() for m in _BLOCK.finditer(text)] + [len(text)]
+    out, changed = [text[: starts[0]]], 0
+    for start, end in zip(starts, starts[1:]):
+        block = text[start:end]
+        entry = tomllib.loads(block)["claim"][0]
+        verdict = verdicts.get(entry.get("id"))
+        if verdict is None:
+            out.append(block)
+            continue
+        standard = entry["expected"]
+        if profile == "standard":
+            want = {"expected": verdict}
+            if entry.get("expected_quick") == verdict:
+                want["expected_quick"] = None
+            if entry.get("expected_full") == verdict:
+                want["expected_full"] = None
+        else:
+            want = {f"expected_{profile}": None if verdict == standard else verdict}
+        new_block = block
+        for key, value in want.items():
+            new_block = _set_line(new_block, key, value)
+        changed += new_block != block
+        out.append(new_block)
+    return "".join(out), changed
+
+
+def _set_line(block, key, value):
+    """Replace, add (after `expected`) or drop the line `key = "…"` of one block."""
+    line = re.compile(rf'^{key} = "[^"]*"\n', re.M)
+    text = f'{key} = "{value}"\n' if value is not None else ""
+    if line.search(block):
+        return line.sub(text, block, count=1)
+    if value is None:
+        return block
+    anchor = re.search(r'^expected = "[^"]*"\n', block, re.M)
+    return block[: anchor.end()] + text + block[anchor.end():]
+
+
+_DELIMITERS = re.compile(r"\\[()\[\]]|[$*`_#>|]")
+
+
+def normalized(text):
+    """Text with markdown and LaTeX delimiters dropped and whitespace collapsed, for quote matching."""
+    return " ".join(_DELIMITERS.sub("", text).split())
+
+
+def quote_found(quote, document_text):
+    """Whether a claim's quote is in its document, verbatim up to delimiters and whitespace."""
+    return normalized(quote) in normalized(document_text)

@@ -1,0 +1,268 @@
+"""Saturation family, tables: its data tables and where its claims tables sit, from results alone."""
+
+import math
+
+from reportgen.experiments.saturation import (
+    PART_002,
+    PART_BEHAVIOR,
+    PART_EXAMPLES,
+    PART_EXERCISE,
+    PART_FIGURE,
+    PART_STABILITY,
+    PART_SWEEP,
+)
+from reportgen.experiments.saturation.measures import expected_max_normal, interval, pooled_max_z
+from reportgen.experiments.saturation.params import DOC_002_ORIGINAL, DOC_002_ROUNDED_ROOT3, DOC_BEHAVIOR_BASE, DOC_FIGURE_LEN
+from reportgen.family import ClaimTable, Table
+from reportgen.formatting import fmt, fmt_interval
+from reportgen.stats import Z95
+
+TABLE_DIMS = (1, 4, 16, 64, 256, 1024)  # d_k rows of the sweep tables (the figure shows all)
+
+
+def _row_text(row, digits=None):
+    return ", ".join(str(v) if digits is None else fmt(v, digits) for v in row)
+
+
+def matrix_rows_table(results):
+    ex = results["examples"]
+    plain = []
+    for label, matrix, softmaxes in (("QK^T of Step 3", ex["qkt"], ex["qkt_softmax"]),
+                                     ("'Original Matrix'", DOC_002_ORIGINAL, ex["original_softmax"])):
+        for i, row in enumerate(matrix):
+            plain.append((label if i == 0 else "", _row_text(row, 0),
+                          _row_text(softmaxes[0][i], 3), _row_text(softmaxes[1][i], 3)))
+    return Table(
+        "saturation-002-rows",
+        "Row softmax of both matrices",
+        "What 002's comparison shows for each matrix, every row, unscaled and divided by √3.",
+        ("matrix", "row", "softmax(row)", "softmax(row / √3)"),
+        tuple(plain),
+        PART_002,
+    )
+
+
+def original_scaled_table(results):
+    ex = results["examples"]
+    rows = tuple(
+        (_row_text(row, 0), _row_text(exact, 4), _row_text(rounded, 4))
+        for row, exact, rounded in zip(DOC_002_ORIGINAL, ex["original_scaled"], ex["original_scaled_rounded_root"])
+    )
+    return Table(
+        "saturation-002-root",
+        f"'Original Matrix' divided by √3 and by the rounded {DOC_002_ROUNDED_ROOT3}",
+        "Which root 002's 'Scaled Matrix' divides by: each row of the 'Original Matrix' divided by √3 "
+        f"and by {DOC_002_ROUNDED_ROOT3}, the value its Step 4 prints for √3. Compare with the claims above.",
+        ("row", "÷ √3", f"÷ {DOC_002_ROUNDED_ROOT3}"),
+        rows,
+        PART_002,
+    )
+
+
+def exercise_table(results):
+    ex = results["exercise"]
+    vanished = ex["vanished_level"]
+    rows = []
+    for c in ex["crossings"]:
+        p = c["level"]
+        closed = f"ln(3·{p:g}/{1 - p:.3g}) = {fmt(math.log(3 * p / (1 - p)), 4)}"
+        rows.append((f"max prob = {p:g}", fmt(c["x"], 4), closed, fmt(p * (1 - p), 4)))
+    # p(1 − p) = v at p = (1 + √(1 − 4v)) / 2 on the saturated side.
+    p = (1 + math.sqrt(1 - 4 * vanished)) / 2
+    closed = f"p(1 − p) = {vanished:g} at x = {fmt(math.log(3 * p / (1 - p)), 4)}"
+    rows.append((f"dp/dx = {vanished:g}", fmt(ex["vanished_x"], 4), closed, fmt(vanished, 4)))
+    return Table(
+        "saturation-exercise",
+        "001 exercise 2 answered: where softmax([x, 0, 0, 0]) saturates",
+        "x found by bisection on torch.softmax (float64), beside the closed form p = e^x/(e^x + 3), "
+        "so x = ln(3p/(1 − p)). The last row is where the derivative p(1 − p), the diagonal of the "
+        f"softmax Jacobian, falls below {vanished:g}, the level this report calls vanished. "
+        "001 states no answer, so nothing here has a verdict.",
+        ("level", "x (measured)", "closed form", "dp/dx = p(1 − p)"),
+        tuple(rows),
+        PART_EXERCISE,
+    )
+
+
+def _cell(results, d, n):
+    for cell in results["sweep"]:
+        if cell["d_k"] == d and cell["n"] == n:
+            return cell
+    return None
+
+
+def sweep_tables(results):
+    lengths = sorted({c["n"] for c in results["sweep"]})
+    dims = [d for d in TABLE_DIMS if _cell(results, d, lengths[0])]
+    weight_rows, entropy_rows = [], []
+    for d in dims:
+        for suffix, label in (("", "unscaled"), ("_scaled", "scaled")):
+            w, h = [str(d) if not suffix else "", label], [str(d) if not suffix else "", label]
+            for n in lengths:
+                c = _cell(results, d, n)
+                m, lo, hi = interval(c["max_w" + suffix], c["rows"], Z95)
+                w.append(f"{fmt(m, 3)} ± {fmt(hi - m, 3)}")
+                m, lo, hi = interval(c["entropy" + suffix], c["rows"], Z95)
+                h.append(f"{fmt(m, 3)} ± {fmt(hi - m, 3)} ({fmt(100 * m / math.log(n), 0)}%)")
+            weight_rows.append(tuple(w))
+            entropy_rows.append(tuple(h))
+    rows_per_cell = results["sweep"][0]["rows"]
+    columns = ("d_k", "") + tuple(f"n = {n}" for n in lengths)
+    logit_rows = []
+    for n in lengths:
+        stat, count = pooled_max_z(results, n)
+        mean, lo, hi = interval(stat, count, Z95)
+        logit_rows.append((str(n), f"{fmt(mean, 3)} {fmt_interval(lo, hi, 3)}", fmt(expected_max_normal(n), 3),
+                           fmt(math.sqrt(2 * math.log(n)), 3)))
+    return [
+        Table(
+            "saturation-max-weight",
+            "Mean largest attention weight",
+            f"One query against n keys, q and k with N(0, 1) components, {rows_per_cell} rows per cell; "
+            "± is the 95% interval half-width. Unscaled scores q·k, scaled q·k/√d_k.",
+            columns, tuple(weight_rows), PART_SWEEP,
+        ),
+        Table(
+            "saturation-entropy",
+            "Mean attention entropy in nats (as a share of the uniform ln n)",
+            "The same rows as the table above; ± is the 95% interval half-width.",
+            columns, tuple(entropy_rows), PART_SWEEP,
+        ),
+        Table(
+            "saturation-max-logit",
+            "The largest of n scores, in units of its standard deviation",
+            "max_j q·k_j / |q| over all rows of the sweep (the law does not depend on d_k), "
+            "with a 95% interval, beside the exact mean of the largest of n standard normals and "
+            "the first-order √(2 ln n).",
+            ("n", "measured", "exact E[max]", "√(2 ln n)"),
+            tuple(logit_rows), PART_SWEEP,
+        ),
+    ]
+
+
+def figure_stats_table(results):
+    fig = results["figure"]
+    doc, reps = fig["doc_seed"]["stats"], fig["repeats"]
+    ln_n = math.log(DOC_FIGURE_LEN)
+    labels = (
+        ("unscaled_mean", "unscaled scores: mean"), ("unscaled_std", "unscaled scores: std"),
+        ("scaled_mean", "scaled scores: mean"), ("scaled_std", "scaled scores: std"),
+        ("max_weight", "unscaled: max attention weight"), ("max_weight_scaled", "scaled: max attention weight"),
+        ("mean_entropy", f"unscaled: mean entropy (max {fmt(ln_n, 4)})"),
+        ("mean_entropy_scaled", f"scaled: mean entropy (max {fmt(ln_n, 4)})"),
+        ("row_max_weight", "unscaled: mean over queries of the row's largest weight"),
+        ("row_max_weight_scaled", "scaled: mean over queries of the row's largest weight"),
+    )
+    plain = []
+    for key, label in labels:
+        m, lo, hi = interval(reps[key], reps[key]["n"], Z95)
+        plain.append((label, fmt(doc[key], 4), f"{fmt(m, 4)} {fmt_interval(lo, hi, 4)}"))
+    return Table(
+        "saturation-figure-stats",
+        "000's summary statistics, printed by its code but not shown",
+        f"The document's seed against {reps['unscaled_mean']['n']:,} reruns of the same setting "
+        "with fresh seeds (mean and 95% interval).".replace(",", " "),
+        ("statistic", "seed 42", "fresh seeds"),
+        tuple(plain),
+        PART_FIGURE,
+    )
+
+
+def _num(x):
+    return f"{x:.7g}"
+
+
+def stability_table(results):
+    plain = []
+    for row in results["stability"]:
+        eps = row["eps"]
+        closed = math.log(row["max"]) if row["pattern"] == "large positive" else None
+        plain.append(
+            (row["dtype"], row["pattern"], _num(row["first_failure"]), _num(row["last_finite"]),
+             "—" if closed is None else fmt(closed, 4), f"{row['naive_vs_stable'] / eps:.3g}",
+             f"{row['stable_vs_exact'] / eps:.2g}")
+        )
+    return Table(
+        "saturation-stability",
+        "Where the naive softmax fails, per dtype",
+        "Scores [x, x/2, 0, −x/2] (large positive: 000's base scores times x) and "
+        "[1, 0.5, 0, −0.5] − x (large negative). The first failing x is exact: a bisection over "
+        "the dtype's own values. The last two columns are the largest deviation, in units of the "
+        "dtype's eps, over scores from 0 to the last x where the naive form is finite. The large "
+        "negative scores fail by underflow: every exp rounds to 0 and 0/0 is NaN; before that, "
+        "subnormal exps lose digits.",
+        ("dtype", "scores", "first inf/NaN at x", "last finite x", "ln(largest finite)",
+         "max |naive − stable| / eps", "max |stable − exact| / eps"),
+        tuple(plain),
+        PART_STABILITY,
+    )
+
+
+def tables(results):
+    """The saturation section's tables in reading order: data tables and claims-table slots."""
+    base = ", ".join(fmt(b, 1) for b in DOC_BEHAVIOR_BASE)
+    return [
+        ClaimTable(
+            "saturation-behavior",
+            "000 'Softmax Behavior': printed output beside a rerun of its code",
+            f"softmax(scale × [{base}]) for each scale, from the document's softmax_behavior_demo run unchanged "
+            "(torch, float32, CPU); probabilities compared at the 4 decimals it prints them with, max_prob at 6. "
+            "The sum rows ask whether the printed probabilities could come from one softmax at all.",
+            PART_BEHAVIOR,
+        ),
+        ClaimTable(
+            "saturation-scaled-scores",
+            "Scaled scores of the worked examples",
+            "Each printed score divided by √d_k, compared at the printed precision.",
+            PART_EXAMPLES,
+        ),
+        ClaimTable(
+            "saturation-examples",
+            "Worked softmax examples of 000 and 001",
+            "softmax of each input vector exactly as printed (the scaled ones from their printed, "
+            "rounded scores), in float64, compared at the printed precision.",
+            PART_EXAMPLES,
+        ),
+        ClaimTable(
+            "saturation-readings",
+            "What the worked examples are said to show",
+            "Qualitative statements next to the examples, each read as the threshold in its row. "
+            "001's vector '[8.5, −2.1, 7.9, …]' is incomplete, so its rows hold for every completion: "
+            "more scores can only lower each printed weight, and never change the ratio of two of them.",
+            PART_EXAMPLES,
+        ),
+        ClaimTable(
+            "saturation-002",
+            "002's matrix example, recomputed from its own inputs",
+            "Step 2's queries and keys give Step 3's QK^T; the softmax comparison then uses a "
+            "different matrix it calls 'our calculated matrices'. Both are recomputed as printed.",
+            PART_002,
+        ),
+        original_scaled_table(results),
+        matrix_rows_table(results),
+        exercise_table(results),
+        *sweep_tables(results),
+        ClaimTable(
+            "saturation-peaked",
+            "001 'Why This Matters': scores with standard deviation 8",
+            "001 says that at d_k = 64 'softmax becomes extremely peaked'. It names no sequence length, "
+            "so the statement is checked at each n of the sweep.",
+            PART_SWEEP,
+        ),
+        figure_stats_table(results),
+        ClaimTable(
+            "saturation-figure-reading",
+            "000's written reading of its figure, checked against the figure",
+            "000 says the figure shows: 'Unscaled: Large score magnitudes lead to near-uniform "
+            "attention (saturated softmax)' and 'Scaled: Moderate score magnitudes allow nuanced "
+            "attention patterns'. Measured on the seed-42 figure itself.",
+            PART_FIGURE,
+        ),
+        stability_table(results),
+        ClaimTable(
+            "saturation-stability-checks",
+            "001 'Numerical Stability', checked",
+            "The naive exp(s)/Σexp(s) against 001's stable_softmax in each dtype, on the large positive scores.",
+            PART_STABILITY,
+        ),
+    ]

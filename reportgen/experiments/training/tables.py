@@ -1,0 +1,129 @@
+"""Training family, tables: its data tables and where its claims table sits, from results alone."""
+
+import math
+
+import numpy as np
+
+from reportgen.experiments.training import PART_CURVES, PART_SWEEP, PART_TEMPERATURE, PART_VERDICTS
+from reportgen.experiments.training.measures import MAIN, Sweep, lr_text, range_text
+from reportgen.experiments.training.params import BLOWUP, REACH, SPIKE_NATS, SPIKE_SMOOTHING
+from reportgen.family import ClaimTable, Table
+
+
+def instability_rule(results):
+    """The definition of an unstable run, in words."""
+    return (
+        f"a run is unstable when it blows up (non-finite loss, or a {results['window']}-step window "
+        f"mean above {BLOWUP}·ln 16 nats) or has a loss spike (its {SPIKE_SMOOTHING}-step moving "
+        f"average rises above twice its running minimum and at least {SPIKE_NATS} nats above it)"
+    )
+
+
+def sweep_table(results):
+    s = Sweep(results)
+    rows = []
+    for d in s.dims:
+        for v in MAIN:
+            lr = s.best_lr(d, v)
+            acc, lo, hi = s.final_acc(d, v, lr)
+            lo, hi = max(lo, 0.0), min(hi, 1.0)
+            steps, fast_lr = s.fastest(d, v)
+            runs = s.runs(d, v)
+            rows.append(
+                (
+                    str(d),
+                    s.labels[v],
+                    lr_text(lr),
+                    f"{s.final_loss(d, v, lr):.2g}",
+                    f"{100 * acc:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]",
+                    "never" if steps is None else f"{steps:.0f} at {lr_text(fast_lr)}",
+                    range_text(s.working_lrs(d, v)),
+                    f"{sum(m['diverged'] for m in runs)} / {sum(m['spikes'] > 0 for m in runs)} of {len(runs)}",
+                )
+            )
+    return Table(
+        "training-sweep",
+        "Each variant at its tuned learning rate, and the range of rates that work",
+        f"{len(s.lrs)} Adam learning rates from {lr_text(min(s.lrs))} to {lr_text(max(s.lrs))} × "
+        f"{results['seeds']} seeds, {results['steps']} steps of {results['batch']} fresh sequences. "
+        "Tuned rate: lowest late loss (mean over seeds and over the last quarter of training). "
+        f"Working rates: every seed reaches {REACH:.0%} accuracy with no "
+        "blow-up or spike. Last column: runs with a blow-up / with a spike, over all rates and seeds.",
+        ("d_k", "scores", "tuned lr", "late loss", "late acc. % (95% CI)", "fewest steps to 90%",
+         "working rates", "blow-ups / spiky runs"),
+        tuple(rows),
+        PART_SWEEP,
+    )
+
+
+def curves_table(results):
+    s = Sweep(results)
+    rows = []
+    for d in s.dims:
+        for v in MAIN:
+            lr = s.best_lr(d, v)
+            seeds = s.seeds(d, v, lr)
+
+            def mean_of(key, at):
+                values = [m["curves"][key][at] for m in seeds if m["curves"][key][at] is not None]
+                return float(np.mean(values)) if values else math.nan
+
+            rows.append(
+                (
+                    str(d), s.labels[v], lr_text(lr),
+                    f"{mean_of('entropy', 0):.2f} → {mean_of('entropy', -1):.2g}",
+                    f"{mean_of('max_logit', 0):.3g} → {mean_of('max_logit', -1):.3g}",
+                    f"{mean_of('loss', 0):.2f} → {mean_of('loss', -1):.2g}",
+                )
+            )
+    return Table(
+        "training-curves",
+        "001 exercise 3 answered: what training with and without the scale looks like",
+        f"Each variant at its tuned rate, mean over seeds, first → last {results['window']}-step window: "
+        f"attention entropy (nats; uniform is ln {results['task']['pairs']} = "
+        f"{math.log(results['task']['pairs']):.2f}), the largest |score| in the window, and the loss.",
+        ("d_k", "scores", "tuned lr", "entropy", "max |score|", "loss"),
+        tuple(rows),
+        PART_CURVES,
+    )
+
+
+def temperature_table(results):
+    s = Sweep(results)
+    starts = (("learned", "1/√d_k"), ("learned_from_1", "1"), ("learned_from_1/d", "1/d_k"), ("qknorm", "√d_k (cosine g)"))
+    rows = []
+    for d in s.dims:
+        for v, start in starts:
+            finals = []
+            for lr in s.lrs:
+                ends = [m["curves"]["scale"][-1] for m in s.seeds(d, v, lr)]
+                ends = [e for e in ends if e is not None]
+                # The multiplier in units of 1/√d_k: 1 means the end point is the standard scale.
+                finals.append(f"{math.exp(np.mean(np.log(ends))) * math.sqrt(d):.3g}" if ends else "—")
+            rows.append((str(d), start, *finals))
+    return Table(
+        "training-temperature",
+        "Where the learnable multiplier ends, in units of 1/√d_k",
+        "Final score multiplier c (s = c·q·k, learned as log c with the same Adam rate) times "
+        "√d_k, geometric mean over seeds, for each starting point and learning rate; for the "
+        "cosine variant, the learned g on cos(q, k). 1 means it ended at the standard 1/√d_k.",
+        ("d_k", "starts at", *[lr_text(lr) for lr in s.lrs]),
+        tuple(rows),
+        PART_TEMPERATURE,
+    )
+
+
+def tables(results):
+    """The training section's tables in reading order: data tables and the claims-table slot."""
+    return [
+        sweep_table(results),
+        curves_table(results),
+        temperature_table(results),
+        ClaimTable(
+            "training-verdicts",
+            "The documents' training claims against the sweep",
+            "Every row compares variants each at its own learning rates (never at a single one); "
+            "thresholds are in the tolerance column. Unstable: " + instability_rule(results) + ".",
+            PART_VERDICTS,
+        ),
+    ]

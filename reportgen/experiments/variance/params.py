@@ -1,0 +1,46 @@
+"""Parameters of the variance family per profile, and the documents' inputs it recomputes."""
+
+from dataclasses import dataclass
+
+# 000 "Empirical Verification": its code's seed, sample count and dimensions (its printed
+# outputs are claims, in reportgen/claims/000.toml).
+DOC_VERIFY_SEED = 42
+DOC_VERIFY_SAMPLES = 10_000
+DOC_VERIFY_DIMS = (16, 64, 256, 512, 1024)
+# 002 "Experimental Evidence": 1,000 dot products per dimension, for d = 3, 100, 1000.
+DOC_RANGE_DIMS = (3, 100, 1000)
+DOC_RANGE_PAIRS = 1000
+# The small demonstrations: name, shape (B, T, d_k) of 000's PyTorch demo and 003's check.
+DOC_DEMOS = (
+    ("000 demo: Q, K of 1×10×512", (1, 10, 512)),
+    ("003 check: B, T, d_k = 2, 4, 64", (2, 4, 64)),
+)
+# Weight inits for q = W_q x: label, component variance and Var(q·k/√d_k) in closed form.
+INITS = {
+    "kaiming_uniform": ("nn.Linear default (kaiming_uniform, a=√5)", 1 / 3, 1 / 9),
+    "xavier_mha": ("xavier_uniform on the in_proj of nn.MultiheadAttention", 1 / 2, 1 / 4),
+    "normal": ("N(0, 1/d_model)", 1.0, 1.0),
+}
+
+
+@dataclass(frozen=True)
+class VarianceParams:
+    dims: tuple  # d_k of the sweep
+    samples: int  # (q, k) pairs per d_k in the sweep
+    batches: int  # independent batches per d_k, for the kurtosis interval
+    range_repeats: int  # repeats of 002's 1,000-pair experiment
+    init_pairs: tuple  # (d_model, d_k) for the initialization premise
+    init_draws: int  # weight draws per init and pair
+    init_tokens: int  # input vectors x per draw
+    demo_repeats: int  # repeats of each small demonstration
+
+
+POW2 = tuple(2**i for i in range(13))  # 1 … 4096
+# (d_model, d_k): a single head, BERT-base/GPT-2 small heads, BERT-large, GPT-3-like heads.
+# The same in every profile, so every profile checks the same claims.
+INIT_PAIRS = ((64, 64), (512, 64), (768, 64), (1024, 128))
+PARAMS = {
+    "quick": VarianceParams(POW2, 4_000, 10, 60, INIT_PAIRS, 4, 512, 400),
+    "standard": VarianceParams(POW2, 20_000, 20, 100, INIT_PAIRS, 6, 1024, 2000),
+    "full": VarianceParams(tuple(2**i for i in range(15)), 1_000_000, 50, 2000, INIT_PAIRS, 32, 8192, 20000),
+}

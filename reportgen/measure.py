@@ -1,0 +1,41 @@
+"""What a family publishes: named measurements as numbers, never as text.
+
+A family's `measures` role maps a measure name to a function `f(results, **args)`
+that returns a `Measurement` computed from the run's results alone. Claims name
+the measure and its arguments (reportgen/claims/NNN.toml); the judge compares.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One measured quantity: a value, its interval when it has one, and how it was obtained."""
+
+    value: Any  # float, or a tuple of floats for a vector or matrix compared entry-wise
+    lo: float | None = None  # interval the value is known to lie in (a confidence or sampling range)
+    hi: float | None = None
+    n: int | None = None  # samples, repeats or draws behind the value; None for exact arithmetic
+    method: str = ""  # how value and interval were obtained, e.g. "99% CI, kurtosis-corrected"
+    digits: int = 3  # decimals worth showing
+    detail: tuple = field(default=())  # (label, number[, digits]) shown beside the value
+    # Other readings an exact claim may match, (label, value) each: where a document's
+    # convention is ambiguous (E·W or W·E), either reading is arithmetic it could mean.
+    alternatives: tuple = field(default=())
+
+    def to_json(self):
+        value = list(self.value) if isinstance(self.value, (tuple, list)) else self.value
+        return {
+            "value": value,
+            "lo": self.lo,
+            "hi": self.hi,
+            "n": self.n,
+            "method": self.method,
+            "detail": [list(item) for item in self.detail],
+            "alternatives": [[label, list(v) if isinstance(v, (tuple, list)) else v] for label, v in self.alternatives],
+        }
+
+
+class MeasureUnavailable(LookupError):
+    """The results of this run do not hold what the measure needs (say why)."""

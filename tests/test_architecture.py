@@ -1,0 +1,104 @@
+"""The package's shape: no import cycles, families with every role, data flowing one way."""
+
+from pathlib import Path
+
+import pytest
+
+import reportgen
+from reportgen.cache import _imports, module_file, source_closure
+from reportgen.experiments import EXPERIMENTS
+from reportgen.family import ROLES
+
+ROOT = Path(reportgen.__file__).parent
+
+
+def modules():
+    """{dotted name: path} of every module of the package."""
+    out = {}
+    for path in ROOT.rglob("*.py"):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(["reportgen", *parts])] = path
+    return out
+
+
+def import_graph():
+    """{module: modules of the package it imports}, module-level and function-level imports alike."""
+    mods = modules()
+    return {name: {m for m in _imports(path, name) if m in mods and m != name} for name, path in mods.items()}
+
+
+def cycles(graph):
+    """Every strongly connected component with more than one module (Tarjan)."""
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = set()
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                component.add(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_cycle():
+    assert cycles(import_graph()) == []
+
+
+def test_cycle_finder_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+@pytest.mark.parametrize("name", list(EXPERIMENTS))
+def test_family_has_every_role(name):
+    """Each family is a package with run, measures, tables and figures, each with its entry point."""
+    family = EXPERIMENTS[name]
+    entry = {"run": "run", "measures": "MEASURES", "tables": "tables", "figures": "figures"}
+    for role in ROLES:
+        assert module_file(f"{family.package}.{role}") is not None, (name, role)
+        assert hasattr(family.role(role), entry[role]), (name, role)
+    assert all(callable(f) for f in family.measures().values())
+
+
+@pytest.mark.parametrize("name", list(EXPERIMENTS))
+def test_data_flows_one_way(name):
+    """run imports none of its family's other roles; figures never read tables."""
+    package = EXPERIMENTS[name].package
+    graph = import_graph()
+    run_closure = source_closure(f"{package}.run")
+    for role in ("measures", "tables", "figures"):
+        assert f"{package}.{role}" not in run_closure, (name, role)
+    assert f"{package}.tables" not in graph[f"{package}.figures"], name
+    assert not any(m.startswith("reportgen.claims") or m == "reportgen.judge" for m in run_closure), name
+
+
+def test_listing_families_imports_nothing_heavy():
+    """The registry and each family's __init__ import neither torch, numpy nor matplotlib."""
+    import subprocess
+    import sys
+
+    code = ("import sys, reportgen.experiments; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'torch', 'numpy', 'matplotlib'}))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "[]"

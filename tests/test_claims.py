@@ -1,0 +1,153 @@
+"""The claims data, the judge and `reportgen check`: one home per claim, verdicts from rules."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import describe, invoke
+
+from reportgen import claims
+from reportgen.errors import ConfigError
+from reportgen.experiments import EXPERIMENTS
+
+SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+
+
+def seed_text(doc):
+    (path,) = SEEDS.glob(f"{doc}_*.txt")
+    return path.read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return claims.catalog()
+
+
+# --- the data ------------------------------------------------------------------------
+
+
+def test_every_claim_names_a_family_and_measure_that_exist(catalog):
+    """A claim's measure is '<family>.<name>' of a registered family's MEASURES."""
+    assert len(catalog.claims) > 300
+    for c in catalog.claims:
+        if c.rule == "unverifiable":
+            continue
+        assert c.family in EXPERIMENTS, c.id
+        assert c.measure.split(".", 1)[1] in EXPERIMENTS[c.family].measures(), c.id
+
+
+def test_every_claim_cites_a_section_its_family_covers(catalog):
+    """`reportgen list` and each section's 'Documents covered' name every section a claim cites."""
+    for c in catalog.claims:
+        if c.family:
+            covers = {(s.doc, s.section) for s in EXPERIMENTS[c.family].covers}
+            assert (c.doc, c.section) in covers, c.id
+
+
+@pytest.mark.skipif(not SEEDS.is_dir(), reason="the source documents (../shared/seeds) are not here")
+def test_every_quote_is_in_its_document(catalog):
+    """Each quote is verbatim in its document, markdown and LaTeX delimiters and whitespace aside."""
+    texts = {doc: seed_text(doc) for doc in catalog.documents}
+    missing = [c.id for c in catalog.claims if not claims.quote_found(c.quote, texts[c.doc])]
+    assert not missing, f"quotes not found in their documents: {missing[:10]}"
+
+
+def test_quote_matching_ignores_only_delimiters_and_space():
+    text = "The **variance** is $\\sqrt{d_k}$,\n  not `d_k`."
+    assert claims.quote_found("The variance is \\sqrt{d_k}, not d_k.", text)
+    assert not claims.quote_found("The variance is \\sqrt{d_k}, not d_v.", text)
+
+
+@pytest.mark.parametrize(
+    "entry, words",
+    [
+        ({"rule": "guess"}, "rule 'guess' is not one of"),
+        ({"kind": "vibes"}, "kind 'vibes' is not one of"),
+        ({"colour": "red"}, "unknown key 'colour'"),
+        ({"expected": "maybe"}, "verdict 'maybe' is not one of"),
+        ({"rule": "at_least"}, "needs a threshold"),
+        ({"rule": "at_least", "threshold": "not_a_threshold"}, "needs a threshold"),
+        ({"measure": "nofamily"}, 'needs measure = "<family>.<name>"'),
+        ({"id": "Bad Id"}, "id must be"),
+    ],
+)
+def test_bad_claims_data_is_one_error_naming_the_claim(tmp_path, entry, words):
+    folder = tmp_path / "claims"
+    folder.mkdir()
+    (folder / "documents.toml").write_text('[[document]]\nid = "900"\ntitle = "T"\n')
+    base = {"id": "900.a", "section": "S", "quote": "q", "documented": "1", "kind": "statistical",
+            "rule": "interval", "measure": "variance.var_qk", "justification": "j", "table": "t",
+            "label": "L", "expected": "confirmed"}
+    lines = ["[[claim]]"] + [f"{k} = {json.dumps(v)}" for k, v in {**base, **entry}.items()]
+    (folder / "900.toml").write_text("\n".join(lines) + "\n")
+    with pytest.raises(ConfigError, match=words):
+        claims.load(folder)
+
+
+# --- record --------------------------------------------------------------------------
+
+
+def test_record_rewrites_only_expected_lines(tmp_path, catalog):
+    folder = tmp_path / "claims"
+    shutil.copytree(claims.default_folder(), folder, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    before = {p.name: p.read_text() for p in folder.glob("*.toml")}
+    victim = next(c for c in catalog.claims if c.expected_for("standard") == "confirmed" and "quick" not in c.expected)
+    assert claims.record({victim.id: "contradicted"}, "standard", folder) == 1
+    assert claims.record({victim.id: "confirmed"}, "quick", folder) == 1  # quick now differs from standard
+    after = {p.name: p.read_text() for p in folder.glob("*.toml")}
+    changed = [n for n in before if before[n] != after[n]]
+    assert len(changed) == 1
+    removed = set(before[changed[0]].splitlines()) - set(after[changed[0]].splitlines())
+    added = set(after[changed[0]].splitlines()) - set(before[changed[0]].splitlines())
+    assert all(line.startswith("expected") for line in removed | added), (removed, added)
+    reloaded = {c.id: c for c in claims.load(folder)}[victim.id]
+    assert reloaded.expected == {"standard": "contradicted", "quick": "confirmed"}
+    assert claims.record({victim.id: "confirmed"}, "standard", folder) == 1  # quick equal again: dropped
+    assert {c.id: c for c in claims.load(folder)}[victim.id].expected == {"standard": "confirmed"}
+
+
+# --- the command ---------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_check_passes_when_verdicts_match(warm_dir):
+    """`reportgen check` exits 0 when every verdict equals the expected one."""
+    result = invoke(["check", "--profile", "quick", "-q"], warm_dir)
+    assert result.exit_code == 0, describe(result)
+    assert "CHANGED" not in result.stdout
+
+
+def test_check_fails_on_a_flipped_verdict(tmp_path, monkeypatch, catalog):
+    """Claims data expecting another verdict makes `check` exit 1 and name the claim."""
+    folder = tmp_path / "claims"
+    shutil.copytree(claims.default_folder(), folder, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    victim = next(c for c in catalog.claims if c.family == "variance" and c.expected_for("quick") == "confirmed")
+    claims.record({victim.id: "contradicted"}, "quick", folder)
+    monkeypatch.setattr(claims, "default_folder", lambda: folder)
+    result = invoke(["check", "--profile", "quick", "--only", "variance", "--json", "-q"], tmp_path)
+    assert result.exit_code == 1, describe(result)
+    rows = {r["id"]: r for r in json.loads(result.stdout)["rows"]}
+    assert rows[victim.id]["status"] == "CHANGED" and rows[victim.id]["expected"] == "contradicted"
+    assert rows[victim.id]["quote"] == victim.quote
+
+
+def test_check_with_broken_claims_data_is_one_line(tmp_path, monkeypatch):
+    folder = tmp_path / "claims"
+    shutil.copytree(claims.default_folder(), folder, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    path = next(folder.glob("000*.toml"))
+    path.write_text(path.read_text() + '\n[[claim]]\nid = "000.broken"\n')
+    monkeypatch.setattr(claims, "default_folder", lambda: folder)
+    result = invoke(["check", "--profile", "quick", "--only", "variance", "-q"], tmp_path)
+    assert result.exit_code == 2, describe(result)
+    assert "000.broken" in result.stderr and "Traceback" not in result.output
+
+
+@pytest.mark.slow
+def test_check_seeds_marks_unstable_verdicts(warm_dir):
+    """--seeds 2 gives two verdicts per claim; 'unstable' is true exactly when they differ."""
+    result = invoke(["check", "--profile", "quick", "--only", "variance", "--seeds", "2", "--json", "-q"], warm_dir)
+    assert result.exit_code in (0, 1), describe(result)
+    rows = json.loads(result.stdout)["rows"]
+    assert all(len(r["seed_verdicts"]) == 2 for r in rows if r["status"] != "MISSING")
+    assert all(r["unstable"] == (len(set(r["seed_verdicts"])) > 1) for r in rows)

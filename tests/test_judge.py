@@ -1,0 +1,130 @@
+"""The judge: every verdict comes from a claim's rule applied to a measurement."""
+
+import math
+
+import pytest
+
+from reportgen import judge
+from reportgen.claims import Claim
+from reportgen.formatting import fmt, printed_digits
+from reportgen.measure import Measurement
+
+CONFIRMED, CONTRADICTED, UNVERIFIABLE = judge.VERDICTS
+
+
+def make(rule="interval", documented="1", **kw):
+    fields = dict(id="000.x", doc="000", section="S", quote="q", documented=documented, kind="statistical",
+                  rule=rule, table="t", label="L", expected={"standard": "confirmed"}, measure="variance.var_qk",
+                  justification="because")
+    fields.update(kw)
+    return Claim(**fields)
+
+
+
+@pytest.mark.parametrize(
+    "documented, value, verdict",
+    [
+        ("45.2", 2 * math.sqrt(512), CONTRADICTED),  # 45.25… rounds to 45.3
+        ("22.6", math.sqrt(512), CONFIRMED),
+        ("22.63", math.sqrt(512), CONFIRMED),
+        ("11.3", math.sqrt(128), CONFIRMED),
+        ("22.6", 2 * math.sqrt(128), CONFIRMED),
+        ("4", 4.0, CONFIRMED),
+        ("8.00", 8.0, CONFIRMED),
+        ("8.00", 8.004, CONFIRMED),
+        ("8.00", 8.006, CONTRADICTED),
+        ("1026.39", 1026.39, CONFIRMED),  # thousands separators must not break the comparison
+        ("1026.4", 1026.39, CONFIRMED),
+        ("1026.3", 1026.39, CONTRADICTED),
+        ("\u22120.5", -0.5, CONFIRMED),  # a typographic minus
+    ],
+)
+def test_exact_at_the_printed_precision(documented, value, verdict):
+    j = judge.judge(make(rule="exact", documented=documented), Measurement(value))
+    assert j.verdict == verdict
+    assert f"{printed_digits(documented.replace(chr(0x2212), '-'))} decimal place" in j.tolerance
+
+
+def test_exact_shows_how_the_value_rounds():
+    """The measured text shows enough digits to see the rounding: 45.255 for a printed 45.2."""
+    j = judge.judge(make(rule="exact", documented="45.2"), Measurement(2 * math.sqrt(512)))
+    assert j.measured == "45.255" and "45.3" in j.tolerance
+    assert judge.judge(make(rule="exact", documented="4"), Measurement(4.0)).measured == "4"
+
+
+def test_exact_vectors_and_alternative_readings():
+    vector = make(rule="exact", documented=["0.50", "0.25", "0.25"])
+    assert judge.judge(vector, Measurement((0.5, 0.25, 0.25))).verdict == CONFIRMED
+    assert judge.judge(vector, Measurement((0.5, 0.3, 0.2))).verdict == CONTRADICTED
+    other = Measurement((0.5, 0.3, 0.2), alternatives=(("W·E", (0.5, 0.25, 0.25)),))
+    j = judge.judge(vector, other)
+    assert j.verdict == CONFIRMED and "W·E" in j.tolerance
+    assert judge.judge(vector, Measurement((1.0, 2.0))).verdict == UNVERIFIABLE  # wrong length
+
+
+@pytest.mark.parametrize(
+    "value, interval, verdict",
+    [
+        (1.0, (0.9, 1.1), CONFIRMED),
+        (0.9, (0.9, 1.1), CONFIRMED),  # lower bound included
+        (1.1, (0.9, 1.1), CONFIRMED),  # upper bound included
+        (math.nextafter(0.9, 0), (0.9, 1.1), CONTRADICTED),
+        (math.nextafter(1.1, 2), (0.9, 1.1), CONTRADICTED),
+        (1.0, (float("nan"), 1.1), UNVERIFIABLE),
+        (1.0, (0.9, float("inf")), UNVERIFIABLE),
+        (1.0, (float("-inf"), float("inf")), UNVERIFIABLE),
+    ],
+)
+def test_interval_boundaries(value, interval, verdict):
+    """Confirmed inside the closed interval, contradicted just outside, unverifiable when not finite."""
+    j = judge.judge(make(documented="≈ 1", value=value), Measurement(1.0, *interval, method="rule"))
+    assert j.verdict == verdict
+    assert j.tolerance.startswith("rule")
+
+
+def test_interval_uses_the_documented_number():
+    assert judge.judge(make(documented="64.0"), Measurement(63, 60, 64)).verdict == CONFIRMED
+    assert judge.judge(make(documented="64.1"), Measurement(63, 60, 64)).verdict == CONTRADICTED
+    assert judge.judge(make(documented="d_k", value=64.0), Measurement(63, 62, 65)).verdict == CONFIRMED
+    assert judge.judge(make(documented="a word"), Measurement(1, 0, 2)).verdict == UNVERIFIABLE
+
+
+def test_threshold_rules_and_named_thresholds():
+    at_least = make(rule="at_least", threshold=0.10, bound="lo")
+    assert judge.judge(at_least, Measurement(0.2, 0.12, 0.3)).verdict == CONFIRMED
+    assert judge.judge(at_least, Measurement(0.2, 0.08, 0.3)).verdict == CONTRADICTED
+    named = make(rule="at_least", threshold="saturated_max_weight")
+    assert judge.judge(named, Measurement(0.95)).verdict == CONFIRMED
+    assert judge.judge(named, Measurement(0.85)).verdict == CONTRADICTED
+    assert judge.judge(make(rule="at_most", threshold=0), Measurement(0.0)).verdict == CONFIRMED
+    assert judge.judge(make(rule="at_most", threshold=0), Measurement(float("nan"))).verdict == UNVERIFIABLE
+
+
+def test_unverifiable_and_unavailable_say_why():
+    j = judge.judge(make(rule="unverifiable", measure="", reason="needs a trained model"), None)
+    assert (j.verdict, j.measured, j.tolerance) == (UNVERIFIABLE, "—", "needs a trained model")
+    assert "not measured" in judge.unavailable(make(), "no d_k = 3").tolerance
+
+
+def test_verdict_counts_in_fixed_order():
+    judged = [judge.judge(make(rule="exact", documented=d), Measurement(v))
+              for d, v in (("22.6", math.sqrt(512)), ("45.2", 2 * math.sqrt(512)), ("4", 4.0))]
+    counts = judge.verdict_counts(judged)
+    assert list(counts) == list(judge.VERDICTS)
+    assert counts == {"confirmed": 2, "contradicted": 1, "unverifiable": 0}
+    assert judged[0].to_json()["measurement"]["value"] == math.sqrt(512)
+
+
+@pytest.mark.parametrize(
+    "x, digits, text",
+    [(1234567.891, 2, "1 234 567.89"), (12.0, 0, "12"), (float("nan"), 2, "nan (non-finite!)"), (None, 2, "—"),
+     (-3.14159, 3, "-3.142")],
+)
+def test_fmt(x, digits, text):
+    """fmt: fixed precision, spaces as thousands separators, NaN flagged, None as a dash."""
+    assert fmt(x, digits) == text
+
+
+@pytest.mark.parametrize("text, digits", [("45.2", 1), ("4", 0), ("8.00", 2), ("1.0032", 4), ("1e3", 0)])
+def test_printed_digits(text, digits):
+    assert printed_digits(text) == digits
