@@ -4,11 +4,28 @@
 never a verdict. The rules:
 
 - exact: the measured value, rounded to the decimals the document printed, equals the
-  printed number (entry-wise for a printed vector or matrix);
-- interval: the documented number lies in the measurement's interval [lo, hi];
+  printed number (entry-wise for a printed vector or matrix; any accepted reading of an
+  ambiguous convention may match);
+- interval: the documented number lies in the measurement's interval [lo, hi]. With an
+  equivalence `margin` m the claim must also be shown to hold within ±m: confirmed when
+  the whole interval lies within documented ± m, contradicted when the interval excludes
+  the documented number, inconclusive otherwise (the run cannot tell; the sentence says
+  how many more samples would);
 - at_least / at_most: the measurement's value (or the end of its interval named by
-  `bound`) is at least / at most the claim's threshold;
+  `bound`) against the claim's threshold; where the measurement offers other statistics
+  of the same quantity (its `views`: median, share of rows, …) each is judged too, and
+  a split verdict is "partly";
+- summary: one statement checked in several setups, summed up: confirmed or contradicted
+  when every setup agrees, partly when some setups confirm it and others contradict it;
+- reference: a statement about a paper, a named model or the field, decided by the cited
+  source (`reference`, `reference_quote`), as recorded in the claim (`holds`); no run
+  number enters it;
 - unverifiable: nothing in this run can decide it; the claim's `reason` says what would.
+
+A contradicted verdict carries a severity: material (a reader would learn something
+false) or minor (rounding, rounding order, presentation). The claim may say which;
+otherwise a value within 1% of the exact one (or within the equivalence margin) is minor.
+Every verdict comes with one plain sentence.
 """
 
 import math
@@ -20,9 +37,13 @@ from reportgen.formatting import fmt, fmt_interval, parse_printed, printed_digit
 from reportgen.measure import Measurement
 
 CONFIRMED = "confirmed"
+PARTLY = "partly"
 CONTRADICTED = "contradicted"
+INCONCLUSIVE = "inconclusive"
 UNVERIFIABLE = "unverifiable"
-VERDICTS = (CONFIRMED, CONTRADICTED, UNVERIFIABLE)
+VERDICTS = (CONFIRMED, PARTLY, CONTRADICTED, INCONCLUSIVE, UNVERIFIABLE)
+MINOR, MATERIAL = "minor", "material"
+MINOR_RELATIVE = 0.01  # an exact value off by at most 1% is a rounding-size slip unless the claim says otherwise
 
 
 @dataclass(frozen=True)
@@ -34,6 +55,9 @@ class Judged:
     verdict: str
     measured: str  # the measurement as the report prints it
     tolerance: str  # the rule applied, with its numbers
+    sentence: str = ""  # the verdict in one plain sentence
+    severity: str | None = None  # contradicted only: material or minor
+    setups: tuple = ()  # summary: the Judged of each setup
 
     @property
     def id(self):
@@ -61,6 +85,9 @@ class Judged:
             "rule": c.rule,
             "tolerance": self.tolerance,
             "verdict": self.verdict,
+            "severity": self.severity,
+            "sentence": self.sentence,
+            "setups": [s.id for s in self.setups],
             "table": c.table,
         }
 
@@ -96,81 +123,210 @@ def _details(m, digits):
     return "".join(out)
 
 
+# --- the rules: each returns (verdict, measured text, rule text, sentence, deviation) ----------
+
+
 def _exact(claim, m):
-    verdict, measured, rule = _exact_one(claim, m)
+    result = _exact_one(claim, m)
     for label, value in m.alternatives:
-        if verdict == CONFIRMED:
+        if result[0] == CONFIRMED:
             break
         other = _exact_one(claim, Measurement(value, method=m.method))
         if other[0] == CONFIRMED:
-            return CONFIRMED, f"{other[1]} ({label})", f"{other[2]}; matched by the reading {label}"
+            return (CONFIRMED, f"{other[1]} ({label})", f"{other[2]}; matched by the reading {label}",
+                    f"{other[3]} (reading the convention as {label})", 0.0)
+    verdict, measured, rule, sentence, deviation = result
     if m.alternatives and verdict != CONFIRMED:
         rule += "; no reading matches (" + ", ".join(label for label, _ in m.alternatives) + " tried too)"
         for label, value in m.alternatives:
             measured += f"; {label}: {measured_text(Measurement(value, digits=m.digits))}"
-    return verdict, measured, rule
+        sentence += " (the other reading of the convention does not give it either)"
+    return verdict, measured, rule, sentence, deviation
 
 
 def _exact_one(claim, m):
     printed = [claim.documented] if isinstance(claim.documented, str) else list(claim.documented)
     values = list(m.value) if isinstance(m.value, (tuple, list)) else [m.value]
     if len(printed) != len(values):
-        return UNVERIFIABLE, "—", f"the measure gives {len(values)} numbers for {len(printed)} printed"
-    digits = [printed_digits(p.replace("\u2212", "-")) for p in printed]
+        why = f"the measure gives {len(values)} numbers for {len(printed)} printed"
+        return UNVERIFIABLE, "—", why, why, None
+    plain = [p.replace("\u2212", "-").replace(",", "") for p in printed]
+    digits = [printed_digits(p) for p in plain]
     rounded = [fmt(v, d).replace(" ", "") for v, d in zip(values, digits)]
-    same = [Decimal(r) == Decimal(p.replace("\u2212", "-").replace(",", "")) for r, p in zip(rounded, printed)]
+    same = [Decimal(r) == Decimal(p) for r, p in zip(rounded, plain)]
     verdict = CONFIRMED if all(same) else CONTRADICTED
+    deviation = max((abs(float(p) - v) / abs(v) if v else abs(float(p)) for p, v in zip(plain, values)),
+                    default=0.0)
     if len(values) == 1:
         measured = shown(values[0], digits[0]) + _details(m, m.digits)
         rule = f"exact arithmetic, compared at the printed {digits[0]} decimal place(s): {rounded[0]}"
+        if verdict == CONFIRMED:
+            sentence = f"{printed[0]} is right: the exact value is {shown(values[0], digits[0])}."
+        else:
+            sentence = (f"The document prints {printed[0]}, but the exact value is {shown(values[0], digits[0])}, "
+                        f"which rounds to {rounded[0]}.")
     else:
         measured = "[" + ", ".join(shown(v, d) for v, d in zip(values, digits)) + "]"
         rule = f"exact arithmetic, entry-wise at the printed precision: {sum(same)} of {len(same)} equal"
+        wrong = [i for i, ok in enumerate(same) if not ok]
+        if verdict == CONFIRMED:
+            sentence = f"All {len(values)} printed numbers are right."
+        else:
+            sentence = (f"{len(wrong)} of {len(values)} printed numbers are wrong: the exact values are "
+                        f"[{', '.join(rounded)}] at the printed precision.")
     if m.method:
         rule += f" ({m.method})"
-    return verdict, measured, rule
+    return verdict, measured, rule, sentence, deviation
 
 
 def _interval(claim, m):
     x = documented_value(claim)
     lo, hi = m.lo, m.hi
+    text = measured_text(m)
     if x is None:
-        return UNVERIFIABLE, measured_text(m), "the documented value is not a number"
+        return UNVERIFIABLE, text, "the documented value is not a number", "The document gives no number to compare.", None
     if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
-        return UNVERIFIABLE, measured_text(m), f"{m.method}: no finite interval in this run"
-    verdict = CONFIRMED if lo <= x <= hi else CONTRADICTED
-    return verdict, measured_text(m), f"{m.method}: {fmt_interval(lo, hi, m.digits)}"
+        why = f"{m.method}: no finite interval in this run"
+        return UNVERIFIABLE, text, why, "This run could not put an interval on the measurement.", None
+    rule = f"{m.method}: {fmt_interval(lo, hi, m.digits)}"
+    value = m.value if isinstance(m.value, (int, float)) else (lo + hi) / 2
+    where = f"this run measures {fmt(value, m.digits)} (interval {fmt(lo, m.digits)} to {fmt(hi, m.digits)})"
+    said = _said(claim, x)
+    if not lo <= x <= hi:
+        return CONTRADICTED, text, rule, f"The document says {said}, but {where}, which excludes it.", abs(value - x)
+    if claim.margin is None:
+        return CONFIRMED, text, rule, f"The document says {said}; {where}, which agrees.", 0.0
+    rule += f"; equivalence margin ±{claim.margin:g} around {x:g}"
+    if x - claim.margin <= lo and hi <= x + claim.margin:
+        return (CONFIRMED, text, rule,
+                f"The document says {said}; {where}, within ±{claim.margin:g} of it.", 0.0)
+    half = (hi - lo) / 2
+    more = math.ceil((half / claim.margin) ** 2 * m.n) if m.n else None
+    need = f"; about {more:,} samples instead of {m.n:,} would".replace(",", " ") if more else ""
+    return (INCONCLUSIVE, text, rule,
+            f"The document says {said}; {where}: this run cannot tell it from values "
+            f"{claim.margin:g} away{need}.", None)
+
+
+def _said(claim, x):
+    d = claim.documented if isinstance(claim.documented, str) else "these numbers"
+    return d if parse_printed(d) is not None or claim.value is None else f"{d} (= {x:g})"
 
 
 def _threshold(claim, m):
-    stat = {"value": m.value, "lo": m.lo, "hi": m.hi}[claim.bound]
-    sign = "≥" if claim.rule == "at_least" else "≤"
-    said = f"{claim.justification}" if claim.justification else "threshold"
-    if stat is None or not math.isfinite(stat):
-        return UNVERIFIABLE, measured_text(m), f"{said}: the statistic is not finite in this run"
     threshold = thresholds.value(claim.threshold)
-    holds = stat >= threshold if claim.rule == "at_least" else stat <= threshold
+    sign = "≥" if claim.rule == "at_least" else "≤"
+    reading = claim.justification or "threshold"
+    stat = {"value": m.value, "lo": m.lo, "hi": m.hi}[claim.bound]
+    if stat is None or not isinstance(stat, (int, float)) or not math.isfinite(stat):
+        return (UNVERIFIABLE, measured_text(m), f"{reading}: the statistic is not finite in this run",
+                "This run gives no finite statistic to judge it by.", None)
+
+    def holds(s):
+        return s >= threshold if claim.rule == "at_least" else s <= threshold
+
     which = "" if claim.bound == "value" else f"{'lower' if claim.bound == 'lo' else 'upper'} bound "
-    rule = f"{said} ({which}{fmt(stat, m.digits)} {sign} {threshold:g})"
-    return (CONFIRMED if holds else CONTRADICTED), measured_text(m), rule
+    rule = f"{reading} ({which}{fmt(stat, m.digits)} {sign} {threshold:g})"
+    # The range of thresholds over which this verdict stands: up to (or down to) the statistic.
+    keeps = "≤" if holds(stat) == (claim.rule == "at_least") else ">"
+    rule += f"; the verdict stands for any threshold {keeps} {fmt(stat, m.digits)}"
+    views = [(label, v) for label, v in m.views if isinstance(v, (int, float)) and math.isfinite(v)]
+    agree = [label for label, v in views if holds(v) == holds(stat)]
+    disagree = [label for label, v in views if holds(v) != holds(stat)]
+    measured = measured_text(m) + "".join(f"; {label} = {fmt(v, m.digits)}" for label, v in views)
+    main = "the main statistic" if not m.method else m.method
+    if disagree:
+        true_by = ([main] if holds(stat) else []) + [l for l in (agree if holds(stat) else disagree)]
+        false_by = ([] if holds(stat) else [main]) + [l for l in (disagree if holds(stat) else agree)]
+        sentence = (f"True by {', '.join(true_by)} but not by {', '.join(false_by)}: "
+                    f"{claim.label} holds for typical cases only in part.")
+        return PARTLY, measured, rule + f"; split across statistics ({', '.join(disagree)} disagree)", sentence, None
+    verdict = CONFIRMED if holds(stat) else CONTRADICTED
+    verb = "meets" if verdict == CONFIRMED else "misses"
+    also = f" (as do {', '.join(agree)})" if agree else ""
+    sentence = f"Measured {fmt(stat, m.digits)}{also}, which {verb} the reading: {reading}."
+    deviation = abs(stat - threshold) / abs(threshold) if threshold else None
+    return verdict, measured, rule, sentence, deviation
 
 
 RULES = {"exact": _exact, "interval": _interval, "at_least": _threshold, "at_most": _threshold}
 
 
+def _severity(claim, verdict, deviation):
+    if verdict != CONTRADICTED:
+        return None
+    if claim.severity:
+        return claim.severity
+    if claim.rule == "exact" and deviation is not None and deviation <= MINOR_RELATIVE:
+        return MINOR
+    if claim.rule == "interval" and claim.margin is not None and deviation is not None and deviation <= claim.margin:
+        return MINOR
+    return MATERIAL
+
+
+def _finish(claim, verdict, sentence, severity):
+    extra = []
+    if verdict == CONTRADICTED and claim.correct:
+        extra.append(f"Correct: {claim.correct}")
+    if verdict == CONTRADICTED and severity == MINOR:
+        extra.append("A minor slip (rounding or presentation), not a wrong idea.")
+    if claim.note:
+        extra.append(claim.note)
+    return " ".join([sentence, *extra]).strip()
+
+
 def judge(claim, measurement):
     """The verdict of one claim on one measurement (None: the measure is unavailable)."""
     if claim.rule == "unverifiable":
-        return Judged(claim, None, UNVERIFIABLE, "—", claim.reason)
+        return Judged(claim, None, UNVERIFIABLE, "—", claim.reason,
+                      _finish(claim, UNVERIFIABLE, f"Not checkable here: {claim.reason}.", None))
+    if claim.rule == "reference":
+        verdict = {"true": CONFIRMED, "false": CONTRADICTED, "partly": PARTLY}[claim.holds]
+        sentence = f"{claim.reference} says: “{claim.reference_quote}”"
+        return Judged(claim, None, verdict, "per the cited source", f"decided by {claim.reference}",
+                      _finish(claim, verdict, sentence, claim.severity or MATERIAL if verdict == CONTRADICTED
+                              else None), (claim.severity or MATERIAL) if verdict == CONTRADICTED else None)
     if measurement is None:
-        return Judged(claim, None, UNVERIFIABLE, "—", "no measurement in this run")
-    verdict, measured, tolerance = RULES[claim.rule](claim, measurement)
-    return Judged(claim, measurement, verdict, measured, tolerance)
+        return unavailable(claim, "no measurement")
+    verdict, measured, tolerance, sentence, deviation = RULES[claim.rule](claim, measurement)
+    severity = _severity(claim, verdict, deviation)
+    return Judged(claim, measurement, verdict, measured, tolerance, _finish(claim, verdict, sentence, severity),
+                  severity)
 
 
 def unavailable(claim, why):
     """A claim whose measure could not be computed from this run's results."""
-    return Judged(claim, None, UNVERIFIABLE, "—", f"not measured in this run: {why}")
+    return Judged(claim, None, UNVERIFIABLE, "—", f"not measured in this run: {why}",
+                  f"This run did not measure it ({why}).")
+
+
+def summarize(claim, setups):
+    """The verdict of one statement checked in several setups (`setups`: their Judged)."""
+    verdicts = [s.verdict for s in setups]
+    true = [s.claim.label for s in setups if s.verdict == CONFIRMED]
+    false = [s.claim.label for s in setups if s.verdict == CONTRADICTED]
+    if not setups or all(v == UNVERIFIABLE for v in verdicts):
+        verdict, sentence = UNVERIFIABLE, "None of its setups could be checked in this run."
+    elif true and false:
+        verdict = PARTLY
+        sentence = f"True in {len(true)} of {len(setups)} setups ({'; '.join(true)}); false in {'; '.join(false)}."
+    elif false:
+        verdict = CONTRADICTED
+        sentence = f"False in {len(false)} of {len(setups)} setups ({'; '.join(false)})."
+    elif true and len(true) == len(setups):
+        verdict, sentence = CONFIRMED, f"True in every setup checked ({len(setups)})."
+    elif true:
+        verdict = INCONCLUSIVE
+        sentence = f"True in {len(true)} of {len(setups)} setups; the others cannot be told apart in this run."
+    else:
+        verdict, sentence = INCONCLUSIVE, "This run cannot tell in any setup."
+    severity = None
+    if verdict == CONTRADICTED:
+        severity = claim.severity or (MATERIAL if any(s.severity == MATERIAL for s in setups) else MINOR)
+    counts = ", ".join(f"{verdicts.count(v)} {v}" for v in VERDICTS if verdicts.count(v))
+    return Judged(claim, None, verdict, counts, f"summary of {len(setups)} setups", _finish(claim, verdict, sentence,
+                                                                                           severity),
+                  severity, tuple(setups))
 
 
 def verdict_counts(judged):

@@ -23,6 +23,9 @@ class Measurement:
     # Other readings an exact claim may match, (label, value) each: where a document's
     # convention is ambiguous (E·W or W·E), either reading is arithmetic it could mean.
     alternatives: tuple = field(default=())
+    # Other statistics of the same quantity, (label, number) each, judged against the same
+    # threshold: a qualitative word read by the mean may read otherwise by the median.
+    views: tuple = field(default=())
 
     def to_json(self):
         value = list(self.value) if isinstance(self.value, (tuple, list)) else self.value
@@ -34,6 +37,7 @@ class Measurement:
             "method": self.method,
             "detail": [list(item) for item in self.detail],
             "alternatives": [[label, list(v) if isinstance(v, (tuple, list)) else v] for label, v in self.alternatives],
+            "views": [list(view) for view in self.views],
         }
 
 

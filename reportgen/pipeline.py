@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from reportgen import cache
 from reportgen.errors import ConfigError, ReportgenError, short_traceback
 from reportgen.family import ClaimTable
-from reportgen.judge import judge, unavailable
+from reportgen.judge import judge, summarize, unavailable
 from reportgen.measure import MeasureUnavailable
 from reportgen.provenance import build_time
 
@@ -126,7 +126,7 @@ def judge_run(run, claims):
     measures = run.experiment.measures()
     judged = []
     for claim in claims:
-        if claim.rule == "unverifiable":
+        if claim.rule in ("unverifiable", "reference"):
             judged.append(judge(claim, None))
             continue
         name = claim.measure.split(".", 1)[1]
@@ -168,14 +168,40 @@ def documented_numbers(claims):
 
 
 def present(run, claims):
-    """Verdicts and tables of a finished run; a failure here fails only this section."""
+    """The verdicts of a finished run's claims; a failure here fails only this section."""
     if run.error:
         return Section(run, error=run.error)
     try:
-        judged = judge_run(run, claims)
-        return Section(run, judged, lay_out(run, judged))
+        return Section(run, judge_run(run, claims))
     except Exception as exc:
         return Section(run, error=short_traceback(exc))
+
+
+def sum_up(sections, catalog):
+    """Judge each statement checked in several setups from its setups' verdicts, and place it
+    in the section of the family it names (beside its setups' tables)."""
+    judged = {j.id: j for s in sections for j in s.judged}
+    ran = {s.experiment.name for s in sections if not s.error}
+    extra = {}
+    for claim in catalog.summaries():
+        setups = [judged[i] for i in claim.over if i in judged]
+        if claim.family in ran:
+            extra.setdefault(claim.family, []).append(summarize(claim, setups))
+    return [replace(s, judged=s.judged + tuple(extra.get(s.experiment.name, ()))) for s in sections]
+
+
+def lay_out_all(sections):
+    """Each section with its tables, the claims-table slots filled with their verdicts."""
+    out = []
+    for s in sections:
+        if s.error:
+            out.append(s)
+            continue
+        try:
+            out.append(replace(s, tables=lay_out(s.run, s.judged)))
+        except Exception as exc:
+            out.append(replace(s, judged=(), error=short_traceback(exc)))
+    return out
 
 
 def raise_first_failure(sections):
@@ -216,6 +242,7 @@ def run_all(config, progress, catalog, families, drawer=None, store=None, device
         if drawer is not None:
             drawer.abandon()
         raise
+    sections = lay_out_all(sum_up(sections, catalog))
     if drawer is not None:
         drawn = drawer.finish()
         sections = [with_figures(s, drawn.get(s.experiment.name)) for s in sections]

@@ -453,8 +453,10 @@ def draw_variance(tmp_path, executor):
     from reportgen.drawing import Drawer
     from reportgen.pipeline import Run, documented_numbers
 
+    from reportgen.cache import Cache
+
     config = BuildConfig(cache_dir=str(tmp_path / "cache"), figures=str(tmp_path / "figures"))
-    drawer = Drawer(config, executor=lambda: executor)
+    drawer = Drawer(config, Cache(config.cache_dir), executor=lambda: executor)
     run = Run(EXPERIMENTS["variance"], results=quick_results("variance"))
     drawer.submit(run, documented_numbers(catalog().of_family("variance")))
     return drawer, drawer.finish()
@@ -468,21 +470,22 @@ def test_failed_png_drawing_is_named_and_not_cached(tmp_path):
     assert error is None and figures
     assert drawer.close() == {"variance": "MemoryError: out of memory"}
     assert not list((tmp_path / "figures" / "variance").glob("*.png"))
-    assert not (tmp_path / "cache").exists()
+    assert not list((tmp_path / "cache").glob("variance*"))  # nothing cached for the failed drawing
 
 
 @pytest.mark.slow
 def test_png_job_removes_the_old_png_and_a_broken_pool_fails_only_the_pngs(tmp_path):
-    """When the PNG drawing is queued, the PNG of older results goes; if the pool cannot take the
-    job, the SVGs (and so the report) stand and the failure is a PNG failure."""
+    """If the pool cannot take the PNG job, the SVGs (and so the report) stand, the failure is a
+    PNG failure, and no PNG of older results is left beside the new SVG."""
     folder = tmp_path / "figures" / "variance"
     folder.mkdir(parents=True)
     (folder / "variance-vs-dk.png").write_bytes(b"a PNG of older results")
     drawer, drawn = draw_variance(tmp_path, InlineExecutor(refuse_png=True))
     figures, error = drawn["variance"]
     assert error is None and figures
-    assert (folder / "variance-vs-dk.svg").is_file() and not (folder / "variance-vs-dk.png").exists()
+    assert (folder / "variance-vs-dk.png").read_bytes() == b"a PNG of older results"  # untouched until close
     assert drawer.close() == {"variance": "BrokenProcessPool: a worker died"}
+    assert (folder / "variance-vs-dk.svg").is_file() and not (folder / "variance-vs-dk.png").exists()
 
 
 # --- failing and non-finite experiments ------------------------------------------------

@@ -9,7 +9,7 @@ from reportgen.claims import Claim
 from reportgen.formatting import fmt, printed_digits
 from reportgen.measure import Measurement
 
-CONFIRMED, CONTRADICTED, UNVERIFIABLE = judge.VERDICTS
+CONFIRMED, PARTLY, CONTRADICTED, INCONCLUSIVE, UNVERIFIABLE = judge.VERDICTS
 
 
 def make(rule="interval", documented="1", **kw):
@@ -111,7 +111,7 @@ def test_verdict_counts_in_fixed_order():
               for d, v in (("22.6", math.sqrt(512)), ("45.2", 2 * math.sqrt(512)), ("4", 4.0))]
     counts = judge.verdict_counts(judged)
     assert list(counts) == list(judge.VERDICTS)
-    assert counts == {"confirmed": 2, "contradicted": 1, "unverifiable": 0}
+    assert counts == {"confirmed": 2, "partly": 0, "contradicted": 1, "inconclusive": 0, "unverifiable": 0}
     assert judged[0].to_json()["measurement"]["value"] == math.sqrt(512)
 
 
@@ -128,3 +128,47 @@ def test_fmt(x, digits, text):
 @pytest.mark.parametrize("text, digits", [("45.2", 1), ("4", 0), ("8.00", 2), ("1.0032", 4), ("1e3", 0)])
 def test_printed_digits(text, digits):
     assert printed_digits(text) == digits
+
+
+def test_equivalence_margin_gives_inconclusive_and_the_sample_size_needed():
+    """Excess kurtosis 0 claimed; a ±0.09 interval cannot show |κ| ≤ 0.05: inconclusive, with n needed."""
+    claim = make(documented="0", margin=0.05)
+    j = judge.judge(claim, Measurement(0.01, -0.08, 0.10, n=20_000, method="99% CI"))
+    assert j.verdict == INCONCLUSIVE and "samples" in j.sentence
+    assert judge.judge(claim, Measurement(0.01, -0.03, 0.04, n=20_000)).verdict == CONFIRMED
+    assert judge.judge(claim, Measurement(0.2, 0.1, 0.3, n=20_000)).verdict == CONTRADICTED
+
+
+def test_severity_minor_for_rounding_material_otherwise():
+    rounding = judge.judge(make(rule="exact", documented="45.2"), Measurement(2 * math.sqrt(512)))
+    assert (rounding.verdict, rounding.severity) == (CONTRADICTED, "minor")
+    wrong = judge.judge(make(rule="exact", documented="0.9175"), Measurement(0.9796))
+    assert (wrong.verdict, wrong.severity) == (CONTRADICTED, "material")
+    said = judge.judge(make(rule="exact", documented="45.2", severity="material"), Measurement(45.26))
+    assert said.severity == "material"
+    assert judge.judge(make(rule="exact", documented="4"), Measurement(4.0)).severity is None
+
+
+def test_every_verdict_has_a_sentence_and_a_contradiction_states_the_correct_value():
+    j = judge.judge(make(rule="exact", documented="45.2"), Measurement(2 * math.sqrt(512)))
+    assert "45.25" in j.sentence and "45.3" in j.sentence
+    q = judge.judge(make(rule="at_least", threshold=0.9, correct="only short rows saturate"), Measurement(0.5))
+    assert q.verdict == CONTRADICTED and "only short rows saturate" in q.sentence
+
+
+def test_statistics_that_disagree_make_partly():
+    claim = make(rule="at_least", threshold="saturated_max_weight", label="rows are saturated")
+    split = Measurement(0.85, method="mean", views=(("median", 0.97), ("share of rows > 0.99", 0.4)))
+    j = judge.judge(claim, split)
+    assert j.verdict == PARTLY and "median" in j.sentence
+    assert judge.judge(claim, Measurement(0.95, views=(("median", 0.97),))).verdict == CONFIRMED
+
+
+def test_summary_of_setups():
+    setups = [judge.judge(make(id=f"000.s{i}", rule="exact", documented="1", label=f"setup {i}"), Measurement(v))
+              for i, v in enumerate((1.0, 1.0, 2.0))]
+    parent = make(id="000.all", rule="summary", measure="", over=("000.s0", "000.s1", "000.s2"))
+    j = judge.summarize(parent, setups)
+    assert j.verdict == PARTLY and "setup 2" in j.sentence and len(j.setups) == 3
+    assert judge.summarize(parent, setups[:2]).verdict == CONFIRMED
+    assert judge.summarize(parent, setups[2:]).verdict == CONTRADICTED

@@ -13,7 +13,9 @@ from reportgen.experiments.variance import params as variance
 from reportgen.experiments.variance import run as variance_run
 from reportgen.stats import Z99, variance_interval
 
-INIT_COMPONENT_VARIANCE = {"kaiming_uniform": 1 / 3, "xavier_mha": 1 / 2, "normal": 1.0}
+INIT_COMPONENT_VARIANCE = {  # Var(q_i) at d_model = 512, d_k = 64
+    "kaiming_uniform": 1 / 3, "xavier_mha": 1 / 2, "xavier_linear": 2 * 512 / (512 + 64), "normal": 1.0,
+}
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +86,7 @@ def test_init_premise_component_variance(results):
     """Var(q_i) under each init is near its closed form: 1/3, 1/2, 1 (within 10%)."""
     seen = set()
     for row in results["init"]:
-        expected = INIT_COMPONENT_VARIANCE[row["init"]]
+        expected = variance.INITS[row["init"]][1](row["d_model"], row["d_k"])
         assert np.mean(row["comp"]) == pytest.approx(expected, rel=0.10), row["init"]
         assert np.mean(row["score"]) == pytest.approx(expected**2, rel=0.25), row["init"]
         seen.add(row["init"])

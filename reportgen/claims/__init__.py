@@ -17,13 +17,17 @@ from pathlib import Path
 from reportgen.errors import ConfigError
 from reportgen.thresholds import THRESHOLDS
 
-KINDS = ("arithmetic", "statistical", "qualitative", "premise", "literature")
-RULES = ("exact", "interval", "at_least", "at_most", "unverifiable")
+# consistency: a check of a document's own arithmetic on its own numbers (a measured
+# confirmation it is not, and the report counts it apart).
+KINDS = ("arithmetic", "statistical", "qualitative", "premise", "literature", "consistency")
+RULES = ("exact", "interval", "at_least", "at_most", "summary", "reference", "unverifiable")
 BOUNDS = ("value", "lo", "hi")
-VERDICTS = ("confirmed", "contradicted", "unverifiable")
+VERDICTS = ("confirmed", "partly", "contradicted", "inconclusive", "unverifiable")
+SEVERITIES = ("material", "minor")
 PROFILES = ("quick", "standard", "full")
 REQUIRED = ("id", "section", "quote", "documented", "kind", "rule", "table", "label", "expected")
 OPTIONAL = ("family", "value", "measure", "args", "threshold", "bound", "justification", "reason",
+            "margin", "over", "severity", "correct", "note", "boundary", "reference", "reference_quote", "holds",
             "expected_quick", "expected_full")
 ID = re.compile(r"[0-9a-z][0-9a-z.-]*")
 
@@ -59,6 +63,15 @@ class Claim:
     bound: str = "value"  # at_least / at_most: which end of the measurement is compared
     justification: str = ""  # one line: why this rule and margin read the statement fairly
     reason: str = ""  # unverifiable: what would be needed to check it
+    margin: float | None = None  # interval: equivalence margin; the interval must lie within ± it
+    over: tuple = ()  # summary: ids of the claims (one per setup) this statement sums up
+    severity: str = ""  # if contradicted: material (a reader learns something false) or minor
+    correct: str = ""  # if contradicted: the correct statement, in words
+    note: str = ""  # a sentence added to the verdict's explanation
+    boundary: str = ""  # why this verdict may flip across seeds: it sits on a boundary
+    reference: str = ""  # reference: the cited source (authors, year, title, where)
+    reference_quote: str = ""  # reference: what the source says that decides the claim
+    holds: str = ""  # reference: "true", "false" or "partly", as the source shows
 
     @property
     def family(self):
@@ -74,14 +87,23 @@ class Catalog:
 
     documents: dict  # id -> Document, in order
     claims: tuple  # Claim, in document then file order
+    unchecked: tuple = ()  # Unchecked statements, with the reason each cannot be checked
 
     def of_family(self, name):
-        return [c for c in self.claims if c.family == name]
+        """The claims a family measures (summaries are judged after every family ran)."""
+        return [c for c in self.claims if c.family == name and c.rule != "summary"]
+
+    def summaries(self):
+        return [c for c in self.claims if c.rule == "summary"]
+
+    def parent_of(self):
+        """{child id: id of the summary claim that sums it up}."""
+        return {child: c.id for c in self.claims for child in c.over}
 
 
 def catalog(folder=None):
-    """Documents and claims of `folder` (default: the package's own)."""
-    return Catalog(load_documents(folder), tuple(load(folder)))
+    """Documents, claims and not-checkable statements of `folder` (default: the package's own)."""
+    return Catalog(load_documents(folder), tuple(load(folder)), tuple(load_unchecked(folder)))
 
 
 def default_folder():
@@ -112,9 +134,54 @@ def load(folder=None):
                     problems.append(f"{where}: id used twice")
                 seen.add(claim.id)
                 claims.append(claim)
+    problems += _summary_problems(claims)
     if problems:
         raise ConfigError("claims data: " + "; ".join(problems[:5]) + (" …" if len(problems) > 5 else ""))
     return claims
+
+
+def _summary_problems(claims):
+    by_id = {c.id: c for c in claims}
+    parents, problems = {}, []
+    for c in claims:
+        for child in c.over:
+            if child not in by_id:
+                problems.append(f"claim {c.id}: 'over' names {child}, which is no claim")
+            elif by_id[child].rule == "summary":
+                problems.append(f"claim {c.id}: 'over' names {child}, itself a summary")
+            elif child in parents:
+                problems.append(f"claim {child} is summed up by both {parents[child]} and {c.id}")
+            else:
+                parents[child] = c.id
+    return problems
+
+
+@dataclass(frozen=True)
+class Unchecked:
+    """A statement of a document that no measurement can decide, and why."""
+
+    doc: str
+    section: str
+    quote: str
+    reason: str  # e.g. "an analogy", "an opinion about teaching", "names no quantity"
+
+
+def load_unchecked(folder=None):
+    """The `[[not_checkable]]` entries of every document, in order."""
+    folder = Path(folder or default_folder())
+    out, problems = [], []
+    for doc in load_documents(folder):
+        for path in _files(folder, doc):
+            for i, entry in enumerate(_read(path).get("not_checkable", []), start=1):
+                missing = [k for k in ("section", "quote", "reason") if not entry.get(k)]
+                unknown = [k for k in entry if k not in ("section", "quote", "reason")]
+                if missing or unknown:
+                    problems.append(f"{path.name} not_checkable #{i}: missing {missing} / unknown {unknown}")
+                    continue
+                out.append(Unchecked(doc, entry["section"], entry["quote"], entry["reason"]))
+    if problems:
+        raise ConfigError("claims data: " + "; ".join(problems[:5]))
+    return out
 
 
 def _files(folder, doc):
@@ -143,12 +210,22 @@ def _parse(entry, doc, where):
     rule = entry["rule"]
     if rule not in RULES:
         problems.append(f"{where}: rule '{rule}' is not one of {', '.join(RULES)}")
-    if rule != "unverifiable" and "." not in entry.get("measure", ""):
+    if rule not in ("unverifiable", "summary", "reference") and "." not in entry.get("measure", ""):
         problems.append(f"{where}: rule '{rule}' needs measure = \"<family>.<name>\"")
-    if rule == "unverifiable" and "measure" in entry:
-        problems.append(f"{where}: an unverifiable claim has no measure; name its section's family in 'family'")
-    if rule == "unverifiable" and not entry.get("family"):
-        problems.append(f"{where}: an unverifiable claim names the family whose section shows it in 'family'")
+    if rule == "reference" and not (entry.get("reference") and entry.get("reference_quote")
+                                    and entry.get("holds") in ("true", "false", "partly")):
+        problems.append(f"{where}: a reference claim cites its source in 'reference', quotes what decides it "
+                        "in 'reference_quote' and says holds = \"true\", \"false\" or \"partly\"")
+    if rule in ("unverifiable", "summary", "reference") and "measure" in entry:
+        problems.append(f"{where}: a {rule} claim has no measure; name its section's family in 'family'")
+    if rule in ("unverifiable", "summary", "reference") and not entry.get("family"):
+        problems.append(f"{where}: a {rule} claim names the family whose section shows it in 'family'")
+    if rule == "summary" and not (isinstance(entry.get("over"), list) and len(entry["over"]) >= 2):
+        problems.append(f"{where}: a summary claim lists the claims it sums up in 'over' (two or more)")
+    if entry.get("severity", "material") not in SEVERITIES:
+        problems.append(f"{where}: severity must be one of {', '.join(SEVERITIES)}")
+    if "margin" in entry and not (isinstance(entry["margin"], (int, float)) and entry["margin"] > 0):
+        problems.append(f"{where}: margin must be a positive number")
     if rule == "unverifiable" and not entry.get("reason"):
         problems.append(f"{where}: an unverifiable claim says why in 'reason'")
     threshold = entry.get("threshold")
@@ -176,6 +253,10 @@ def _parse(entry, doc, where):
         measure=entry.get("measure", ""), family_name=entry.get("family", ""), args=dict(entry.get("args", {})),
         threshold=entry.get("threshold"), bound=entry.get("bound", "value"),
         justification=entry.get("justification", ""), reason=entry.get("reason", ""),
+        margin=entry.get("margin"), over=tuple(entry.get("over", ())), severity=entry.get("severity", ""),
+        correct=entry.get("correct", ""), note=entry.get("note", ""), boundary=entry.get("boundary", ""),
+        reference=entry.get("reference", ""), reference_quote=entry.get("reference_quote", ""),
+        holds=entry.get("holds", ""),
     )
     return claim, []
 

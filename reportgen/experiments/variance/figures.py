@@ -134,7 +134,8 @@ def init_figure(results):
     ax.axhline(1, ls="--", color="#555555", label="premise: 1")
     ax.set_xticks(x, labels, fontsize=6.5)
     # One label per initialization under its group of shapes: a label per bar overlapped.
-    short = {"kaiming_uniform": "nn.Linear default", "xavier_mha": "xavier_uniform (MultiheadAttention)"}
+    short = {"kaiming_uniform": "nn.Linear default", "xavier_mha": "xavier (fused, MHA)",
+             "xavier_linear": "xavier (separate Linear)"}
     for init in dict.fromkeys(r["init"] for r in rows):
         members = [i for i, r in enumerate(rows) if r["init"] == init]
         ax.annotate(short.get(init, INITS[init][0]), xy=(np.mean(members), 0), xycoords=("data", "axes fraction"),

@@ -10,6 +10,7 @@ from reportgen.stats import (
     level_z,
     mean_interval,
     quantile_range,
+    student_t,
     variance_interval,
     variance_se,
     wilson_interval,
@@ -42,8 +43,13 @@ def unit_interval(row, z):
 
 
 def kurtosis_interval(row, z):
+    """The pooled kurtosis ± a Student-t half-width from the spread of independent batches.
+
+    A handful of batch kurtoses gives a noisy standard deviation: the t quantile (df =
+    batches - 1), not the normal one, keeps the interval's coverage.
+    """
     b = np.asarray(row["kurtosis_batches"])
-    half = z * b.std(ddof=1) / math.sqrt(b.size)
+    half = student_t(z, b.size - 1) * b.std(ddof=1) / math.sqrt(b.size)
     return row["kurtosis"] - half, row["kurtosis"] + half
 
 
@@ -153,7 +159,7 @@ def init_component_var(results, init, d_model, d_k, level=0.99):
             m, lo, hi = mean_interval(row["comp"], level_z(level))
             return Measurement(m, lo, hi, len(row["comp"]),
                                f"{level:.0%} interval over {len(row['comp'])} weight draws", 3,
-                               (("closed form", INITS[init][1]),))
+                               (("closed form", INITS[init][1](d_model, d_k)),))
     raise MeasureUnavailable(f"no {init} draw at d_model = {d_model}, d_k = {d_k}")
 
 

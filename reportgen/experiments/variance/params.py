@@ -16,10 +16,15 @@ DOC_DEMOS = (
     ("003 check: B, T, d_k = 2, 4, 64", (2, 4, 64)),
 )
 # Weight inits for q = W_q x: label, component variance and Var(q·k/√d_k) in closed form.
+# The closed forms as functions of (d_model, d_k): Var(q_i) = d_model·Var(W_ij) for x ~ N(0, I).
 INITS = {
-    "kaiming_uniform": ("nn.Linear default (kaiming_uniform, a=√5)", 1 / 3, 1 / 9),
-    "xavier_mha": ("xavier_uniform on the in_proj of nn.MultiheadAttention", 1 / 2, 1 / 4),
-    "normal": ("N(0, 1/d_model)", 1.0, 1.0),
+    # nn.Linear's default: kaiming_uniform_(a=√5) is U(±1/√fan_in), Var(W) = 1/(3 d_model).
+    "kaiming_uniform": ("nn.Linear default (kaiming_uniform, a=√5)", lambda dm, dk: 1 / 3),
+    # nn.MultiheadAttention: xavier_uniform_ on the fused (3E, E) in_proj, Var(W) = 2/(E + 3E).
+    "xavier_mha": ("xavier_uniform on the fused in_proj of nn.MultiheadAttention", lambda dm, dk: 1 / 2),
+    # xavier_uniform_ on a separate nn.Linear(d_model, d_k): Var(W) = 2/(d_model + d_k).
+    "xavier_linear": ("xavier_uniform on a separate nn.Linear(d_model, d_k)", lambda dm, dk: 2 * dm / (dm + dk)),
+    "normal": ("N(0, 1/d_model)", lambda dm, dk: 1.0),
 }
 
 

@@ -151,6 +151,8 @@ def projection_weights(init, d_model, d_k, g, device):
         if init == "kaiming_uniform":
             # nn.Linear.reset_parameters: kaiming_uniform_(weight, a=sqrt(5)) -> U(±1/sqrt(fan_in))
             nn_init.kaiming_uniform_(w, a=math.sqrt(5), generator=g)
+        elif init == "xavier_linear":
+            nn_init.xavier_uniform_(w, generator=g)  # fan_in = d_model, fan_out = d_k
         else:
             nn_init.normal_(w, std=1 / math.sqrt(d_model), generator=g)
         weights.append(w)

@@ -94,7 +94,9 @@ def range_var_table(results):
 def init_table(results):
     rows = []
     for row in results["init"]:
-        label, comp_exact, score_exact = INITS[row["init"]]
+        label, closed_form = INITS[row["init"]]
+        comp_exact = closed_form(row["d_model"], row["d_k"])
+        score_exact = comp_exact**2
         c, clo, chi = mean_interval(row["comp"], Z95)
         s, slo, shi = mean_interval(row["score"], Z95)
         rows.append(
