@@ -11,6 +11,7 @@ import numpy as np
 
 from reportgen import thresholds
 from reportgen.experiments.saturation.params import DOC_FIGURE_LEN, DOC_PARTIAL_SCORES
+from reportgen.thresholds import THRESHOLDS
 from reportgen.measure import Measurement, MeasureUnavailable
 from reportgen.rowstats import entropy
 from reportgen.stats import level_z
@@ -206,11 +207,34 @@ def exp_sum(results, example):
 # ---------------------------------------------------------------- the sweep
 
 
+def hist_quantile(counts, q):
+    """The q-quantile of a sample binned evenly on [0, 1] (linear within the bin)."""
+    counts = np.asarray(counts, dtype=np.float64)
+    target = q * counts.sum()
+    cumulative = np.cumsum(counts)
+    i = int(np.searchsorted(cumulative, target))
+    below = cumulative[i - 1] if i else 0.0
+    width = 1.0 / counts.size
+    return (i + (target - below) / counts[i]) * width if counts[i] else i * width
+
+
 def mean_max_weight(results, d_k, n, scaled=False, level=0.99):
-    """Mean largest attention weight of one query against n keys, with its normal interval."""
+    """Mean largest attention weight of one query against n keys, with its normal interval.
+
+    The median of the largest weight is a second statistic judged against the same
+    threshold (its `views`); the share of rows above 0.99 and the mean entropy as a share
+    of ln n are shown beside them.
+    """
     cell = sweep_cell(results, d_k, n)
-    m, lo, hi = interval(cell["max_w_scaled" if scaled else "max_w"], cell["rows"], level_z(level))
-    return Measurement(m, lo, hi, cell["rows"], f"{level:.0%} interval over {cell['rows']} rows", 3)
+    suffix = "_scaled" if scaled else ""
+    m, lo, hi = interval(cell["max_w" + suffix], cell["rows"], level_z(level))
+    views, detail = (), ()
+    if f"hist_max_w{suffix}" in cell:
+        views = (("median largest weight", hist_quantile(cell[f"hist_max_w{suffix}"], 0.5)),)
+        detail = ((f"share of rows above {THRESHOLDS['saturated_row']}", cell[f"above_max_w{suffix}"] / cell["rows"]),
+                  ("mean entropy / ln n", cell["entropy" + suffix]["mean"] / math.log(n) if n > 1 else 0.0))
+    return Measurement(m, lo, hi, cell["rows"], f"mean over {cell['rows']} rows, {level:.0%} interval", 3,
+                       detail, views=views)
 
 
 # ---------------------------------------------------------------- 000's figure, seed 42

@@ -51,6 +51,7 @@ STABILITY_DTYPES = ("float32", "float16", "bfloat16")
 INF_BITS = {"float32": ("int32", 0x7F800000), "float16": ("int16", 0x7C00), "bfloat16": ("int16", 0x7F80)}
 # Elements per sweep chunk: small tensors stay in the allocator's pools instead of fresh pages.
 SWEEP_CHUNK = 1 << 18
+HIST_BINS = 200  # bins of width 0.005 on [0, 1] for the largest weight and entropy / ln n
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from reportgen.experiments.saturation.params import (
     INF_BITS,
     STABILITY_DTYPES,
     SWEEP_CHUNK,
+    HIST_BINS,
 )
 from reportgen.thresholds import THRESHOLDS
 
@@ -38,6 +39,11 @@ def saturation_sweep(params, seed, device, progress):
         for n in params.lengths:
             g = generator(device, seed, "sweep", d, n)
             stats = {k: Moments() for k in ("max_w", "entropy", "max_w_scaled", "entropy_scaled", "max_z")}
+            # Histograms of the largest weight (the median and upper shares come from them) and
+            # of entropy / ln n: a qualitative word may read otherwise by the median than the mean.
+            hists = {k: torch.zeros(HIST_BINS, dtype=torch.float64, device=device)
+                     for k in ("max_w", "max_w_scaled", "entropy_share", "entropy_share_scaled")}
+            above = {"max_w": 0, "max_w_scaled": 0}
             for c in chunks(params.rows, d + n, budget=SWEEP_CHUNK):
                 # For a fixed q and keys k_j ~ N(0, I), the scores q·k_j are exactly iid N(0, |q|²):
                 # drawing |q| and n standard normals gives the row's joint law at O(d + n), not O(n·d).
@@ -48,10 +54,16 @@ def saturation_sweep(params, seed, device, progress):
                     max_w, entropy = row_stats(logits)
                     stats["max_w" + suffix].add(max_w.double().cpu().numpy())
                     stats["entropy" + suffix].add(entropy.double().cpu().numpy())
+                    hists["max_w" + suffix] += torch.histc(max_w.double(), HIST_BINS, 0.0, 1.0)
+                    share = (entropy / math.log(n)).double() if n > 1 else torch.zeros_like(entropy).double()
+                    hists["entropy_share" + suffix] += torch.histc(share, HIST_BINS, 0.0, 1.0)
+                    above["max_w" + suffix] += int((max_w > THRESHOLDS["saturated_row"]).sum())
                 stats["max_z"].add(z.max(dim=1).values.double().cpu().numpy())
             cells.append(
                 {"d_k": d, "n": n, "rows": params.rows}
                 | {k: {"mean": float(m.mean), "var": float(m.variance)} for k, m in stats.items()}
+                | {f"hist_{k}": [int(x) for x in h.tolist()] for k, h in hists.items()}
+                | {f"above_{k}": v for k, v in above.items()}
             )
     return cells
 
