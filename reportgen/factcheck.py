@@ -22,15 +22,24 @@ class Row:
     expected: str
     status: str  # same | CHANGED | MISSING
     seed_verdicts: tuple = ()  # one per seed with --seeds; "unstable" when they differ
+    boundary: str = ""  # the claim's own explanation of why its verdict sits on a boundary
+    severity: str = ""  # contradicted: material or minor
+    sentence: str = ""  # the verdict in one plain sentence
 
     @property
     def unstable(self):
         return len(set(self.seed_verdicts)) > 1
 
+    @property
+    def unexplained(self):
+        """Unstable across seeds with no boundary note in the claims data."""
+        return self.unstable and not self.boundary
+
     def to_json(self):
         out = {k: getattr(self, k) for k in self.__dataclass_fields__}
         out["seed_verdicts"] = list(self.seed_verdicts)
         out["unstable"] = self.unstable
+        out["unexplained"] = self.unexplained
         return out
 
 
@@ -64,7 +73,8 @@ def compare(config, progress, seeds=1, catalog=None, families=None):
         expected = c.expected_for(config.profile)
         rows.append(
             Row(c.id, c.doc, c.section, c.label, c.quote, j.documented, j.measured, j.tolerance, c.rule,
-                j.verdict, expected, SAME if expected == j.verdict else CHANGED, tuple(per_seed[c.id]))
+                j.verdict, expected, SAME if expected == j.verdict else CHANGED, tuple(per_seed[c.id]),
+                c.boundary, j.severity or "", j.sentence)
         )
     measured = {j.id for j in judged}
     ran = {s.experiment.name for s in sections}

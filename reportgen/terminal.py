@@ -2,7 +2,8 @@
 
 import click
 
-COLOURS = {"confirmed": "green", "contradicted": "red", "unverifiable": "yellow"}
+COLOURS = {"confirmed": "green", "partly": "cyan", "contradicted": "red", "inconclusive": "magenta",
+           "unverifiable": "yellow"}
 
 
 def _aligned(header, rows):
@@ -44,8 +45,13 @@ def check_lines(rows, failed):
     lines, counts = [], {}
     for r in rows:
         mark = {"same": " ", "CHANGED": "!", "NEW": "+", "MISSING": "-"}[r.status]
-        flag = " UNSTABLE across seeds " + "/".join(r.seed_verdicts) if r.unstable else ""
+        flag = ""
+        if r.unstable:
+            flag = " UNSTABLE across seeds " + "/".join(r.seed_verdicts)
+            flag += f" (on a boundary: {r.boundary})" if r.boundary else " (unexplained)"
         verdict = click.style(r.verdict, fg=COLOURS.get(r.verdict)) if r.verdict in COLOURS else r.verdict
+        if r.severity:
+            verdict += f" ({r.severity})"
         lines.append(
             f"{mark} {r.doc} §{r.section} | {r.statement} | documented {r.documented} | "
             f"measured {r.measured} | {verdict}"
@@ -62,9 +68,10 @@ def check_lines(rows, failed):
     for r in rows:
         status[r.status] = status.get(r.status, 0) + 1
     unstable = sum(r.unstable for r in rows)
+    unexplained = sum(r.unexplained for r in rows)
     lines.append(
         f"{len(rows)} claims: " + ", ".join(f"{n} {s}" for s, n in sorted(status.items()))
-        + f", {unstable} unstable across seeds"
+        + f", {unstable} unstable across seeds ({unexplained} not explained as on a boundary)"
         + (f"; FAILED experiments: {', '.join(failed)}" if failed else "")
     )
     return lines
