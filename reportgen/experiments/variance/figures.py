@@ -134,8 +134,8 @@ def init_figure(results):
     ax.axhline(1, ls="--", color="#555555", label="premise: 1")
     ax.set_xticks(x, labels, fontsize=6.5)
     # One label per initialization under its group of shapes: a label per bar overlapped.
-    short = {"kaiming_uniform": "nn.Linear default", "xavier_mha": "xavier (fused, MHA)",
-             "xavier_linear": "xavier (separate Linear)"}
+    short = {"kaiming_uniform": "nn.Linear\ndefault", "xavier_mha": "Xavier, fused\n(MultiheadAttention)",
+             "xavier_linear": "Xavier, separate\nnn.Linear", "normal": "N(0, 1/d_model)"}
     for init in dict.fromkeys(r["init"] for r in rows):
         members = [i for i, r in enumerate(rows) if r["init"] == init]
         ax.annotate(short.get(init, INITS[init][0]), xy=(np.mean(members), 0), xycoords=("data", "axes fraction"),
@@ -143,7 +143,7 @@ def init_figure(results):
         if members[0] > 0:
             ax.axvline(members[0] - 0.5, color="#bbbbbb", lw=0.8)
     ax.set_ylabel("variance")
-    ax.set_xlabel("initialization of W_q, d_model → d_k", labelpad=20)
+    ax.set_xlabel("initialization of W_q, d_model → d_k", labelpad=30)
     ax.legend(loc="upper left")
     return Figure(
         "init-premise",
