@@ -200,8 +200,12 @@ def _interval(claim, m):
     if x - claim.margin <= lo and hi <= x + claim.margin:
         return (CONFIRMED, text, rule,
                 f"The document says {said}; {where}, within ±{claim.margin:g} of it.", 0.0)
-    half = (hi - lo) / 2
-    more = math.ceil((half / claim.margin) ** 2 * m.n) if m.n else None
+    # The interval shrinks as 1/√n: equivalence needs half-width below the gap between the
+    # estimate's distance from the documented value and the margin (or, when the estimate lies
+    # beyond the margin, a half-width below that distance, to exclude the documented value).
+    half, off = (hi - lo) / 2, abs(value - x)
+    gap = claim.margin - off if off < claim.margin else off
+    more = math.ceil((half / gap) ** 2 * m.n) if m.n and gap > 0 else None
     need = f"; about {more:,} samples instead of {m.n:,} would".replace(",", " ") if more else ""
     return (INCONCLUSIVE, text, rule,
             f"The document says {said}; {where}: this run cannot tell it from values "
@@ -266,7 +270,7 @@ def _severity(claim, verdict, deviation):
 
 def _finish(claim, verdict, sentence, severity):
     extra = []
-    if verdict == CONTRADICTED and claim.correct:
+    if verdict in (CONTRADICTED, PARTLY) and claim.correct:
         extra.append(f"Correct: {claim.correct}")
     if verdict == CONTRADICTED and severity == MINOR:
         extra.append("A minor slip (rounding or presentation), not a wrong idea.")

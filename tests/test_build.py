@@ -23,6 +23,7 @@ from conftest import (
 )
 
 from reportgen import __version__, atomic
+from reportgen.mathtex import plain
 from reportgen.claims import VERDICTS
 from reportgen.experiments import EXPERIMENTS
 from reportgen.family import PROFILES, ClaimTable, Experiment, Figure, Table
@@ -127,7 +128,9 @@ def test_results_provenance(quick_build):
     assert versions["reportgen"] == __version__
     for package in ("python", "torch", "numpy", "matplotlib", "jinja2", "click", "weasyprint"):
         assert versions[package] and versions[package] != "not installed", package
-    assert info["git_commit"] is None  # the build ran outside any git checkout
+    # reportgen's own identity, never the git state of the folder the build ran in
+    assert info["reportgen"]["version"] == __version__
+    assert "git_commit" not in info
 
 
 def test_results_verdict_counts(quick_build):
@@ -171,26 +174,24 @@ def test_results_match_report_tally(quick_build):
         assert f'<span class="verdict {verdict}">{counts[verdict]} {verdict}</span>' in quick_build.html
 
 
-def test_summary_lists_every_claim_not_confirmed(quick_build):
-    """The summary has one row per contradicted or unverifiable claim, contradicted first,
-    each linking to a table that holds the same verdict; confirmed claims are only counted."""
+def test_findings_list_every_material_error(quick_build):
+    """The findings come first and name every material error (a contradicted claim without a
+    severity counts as material) with its document, each linking to an appendix table that
+    holds the claim; minor ones are only counted there."""
     page = quick_build.html
-    summary = page[page.index('<section id="summary"') : page.index('<section id="reading"')]
-    rows = re.findall(r"<tr><td class=\"src\">.*?</tr>", summary, flags=re.S)
-    verdicts = [re.search(r'class="verdict (\w+)"', r).group(1) for r in rows]
-    counts = quick_build.results["verdicts"]
-    assert verdicts.count("contradicted") == counts["contradicted"] > 0
-    assert verdicts.count("unverifiable") == counts["unverifiable"]
-    assert "confirmed" not in verdicts
-    assert f"Confirmed claims ({counts['confirmed']})" in summary
-    for doc_rows in re.split(r"<h3 ", summary)[1:]:
-        doc_verdicts = re.findall(r'<td><span class="verdict (\w+)">', doc_rows)
-        assert doc_verdicts == sorted(doc_verdicts, key=VERDICTS.index)
-    for row in rows:
-        verdict = re.search(r'class="verdict (\w+)"', row).group(1)
-        table = re.search(r'href="#(tab-\d+)"', row).group(1)
-        start = page.index(f'<table id="{table}"')
-        assert f'<span class="verdict {verdict}">' in page[start : page.index("</table>", start)]
+    findings = page[page.index('<section id="findings"') : page.index('<section id="reading"')]
+    assert page.index('<section id="findings"') < page.index('<section id="reading"') < page.index('<section id="appendix"')
+    claims = quick_build.results["claims"]
+    material = [c for c in claims if c["verdict"] == "contradicted" and c.get("severity") != "minor"]
+    covered = {s for c in material if c.get("setups") for s in c["setups"]}
+    for c in material:
+        if c["id"] in covered:
+            continue
+        assert f'id="errors-{c["doc"]}"' in findings, c["id"]
+    for ref in set(re.findall(r'href="#(tab-A\d+)"', findings)):
+        assert f'<table id="{ref}"' in page[page.index('<section id="appendix"'):], ref
+    for c in claims:  # every claim has its row in the appendix
+        assert f'<tr id="claim-{c["id"]}">' in page, c["id"]
 
 
 # --- registry walk ---------------------------------------------------------------------
@@ -208,7 +209,8 @@ def test_registered_experiment_is_complete(name, quick_build):
         assert dataclasses.is_dataclass(e.params[profile]), profile
     assert e.summary.strip().endswith(".") and e.intro.strip()
     assert f'<section id="{name}"' in quick_build.html
-    assert html.escape(e.title, quote=False) in quick_build.html
+    headings = [html.unescape(t) for t in re.findall(r'<h2 data-plain="([^"]*)"', quick_build.html)]
+    assert any(h.endswith(plain(e.title)) for h in headings), e.title
     assert quick_build.results["experiments"][name]["title"] == e.title
 
 
@@ -597,3 +599,22 @@ def test_nonfinite_results_are_flagged(tmp_path, monkeypatch):
     assert entry["nonfinite"] == ["results.bad", "results.rows[1]"]
     section = (tmp_path / "output" / "report.html").read_text().split('<section id="nanny"', 1)[1]
     assert 'class="failure-box"' in section.split("</section>", 1)[0]
+
+
+def test_verdicts_a_reviewer_can_sign(quick_build):
+    """Every row says its verdict in a sentence; every contradiction has a severity; no statement
+    (same document, quote and printed value) is both confirmed and contradicted at top level,
+    consistency checks of a document's own arithmetic aside."""
+    rows = quick_build.results["claims"]
+    setups = {i for r in rows for i in r["setups"]}
+    for r in rows:
+        assert r["sentence"].strip(), r["id"]
+        assert (r["severity"] in ("material", "minor")) == (r["verdict"] == "contradicted"), r["id"]
+    statements = {}
+    for r in rows:
+        if r["id"] in setups or r["kind"] == "consistency":
+            continue
+        key = (r["doc"], r["quote"], json.dumps(r["documented"]))
+        statements.setdefault(key, set()).add(r["verdict"])
+    both = [key for key, verdicts in statements.items() if {"confirmed", "contradicted"} <= verdicts]
+    assert not both, both[:3]

@@ -31,10 +31,9 @@ def test_every_claim_names_a_family_and_measure_that_exist(catalog):
     """A claim's measure is '<family>.<name>' of a registered family's MEASURES."""
     assert len(catalog.claims) > 300
     for c in catalog.claims:
-        if c.rule == "unverifiable":
-            continue
         assert c.family in EXPERIMENTS, c.id
-        assert c.measure.split(".", 1)[1] in EXPERIMENTS[c.family].measures(), c.id
+        if c.measure:
+            assert c.measure.split(".", 1)[1] in EXPERIMENTS[c.family].measures(), c.id
 
 
 def test_every_claim_cites_a_section_its_family_covers(catalog):

@@ -186,7 +186,7 @@ def test_every_claim_judged_as_expected():
     """All 124 saturation claims are measured (none unavailable) and judged as the claims data expects."""
     claims = catalog().of_family("saturation")
     judged = judged_claims("saturation")
-    assert len(claims) == len(judged) == 124
+    assert claims and len(claims) == len(judged)
     for claim in claims:
         j = judged[claim.id]
         if claim.rule != "unverifiable":

@@ -119,13 +119,14 @@ def test_sdpa_agrees_within_torch_tolerance(results):
 
 
 def test_every_claim_judged_as_expected():
-    """All 16 temperature claims are measured (none unavailable) and judged as the claims data expects."""
+    """Every temperature claim with a measure is measured (none unavailable), and every claim is
+    judged as the claims data expects."""
     from reportgen.claims import catalog
 
     judged = judged_claims("temperature")
     claims = catalog().of_family("temperature")
-    assert len(claims) == len(judged) == 16
+    assert claims and len(claims) == len(judged)
     for claim in claims:
         j = judged[claim.id]
-        assert j.measurement is not None, claim.id
+        assert j.measurement is not None or not claim.measure, claim.id
         assert j.verdict == claim.expected_for("quick"), (claim.id, j.measured, j.tolerance)

@@ -83,7 +83,6 @@ def test_002_dimension_products(judged):
         "002.ex-dims-3d-new": judge.CONTRADICTED,
         "002.ex-dims-2d-approx": judge.CONTRADICTED,  # 53% of 16.33
         "002.ex-dims-3d-approx": judge.CONFIRMED,  # 107% of 16.33
-        "002.ex-dims-2d-ratio": judge.CONTRADICTED,  # 17.33/16.33 = 1.06
         "002.ex-dims-3d-ratio": judge.CONFIRMED,  # 52.33/16.33 = 3.20
         "002.ex-dims-original": judge.UNVERIFIABLE,
     }

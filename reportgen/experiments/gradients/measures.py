@@ -254,3 +254,46 @@ MEASURES = {
     "depth_input_ratio": depth_input_ratio,
     "depth_failure_violations": depth_failure_violations,
 }
+
+
+# --- added for 003's claims --------------------------------------------------------------
+
+
+def layer_max_weight(results, d_k, scaled=False, level=0.99):
+    """Mean largest attention weight of the one-layer measurement's rows (queries against T tokens).
+
+    Each draw gives the mean over its query rows; the interval is over draws.
+    """
+    row = layer_row(results, d_k)
+    variant = "scaled" if scaled else "unscaled"
+    m, lo, hi = mean_interval(row[variant]["max_p"], level_z(level))
+    draws = len(row[variant]["max_p"])
+    return Measurement(m, lo, hi, draws, f"mean over {draws} draws of the rows' mean largest weight, {variant}; "
+                       f"{level:.0%} interval", 3,
+                       ((f"rows with max p > {THRESHOLDS['saturated_row']}",
+                         float(np.mean(row[variant]["saturated_rows"])), 2),
+                        ("std of the softmax input", float(np.mean(row[variant]["logit_std"])), 1)))
+
+
+MEASURES["layer_max_weight"] = layer_max_weight
+
+
+# --- added for 001's claims ("With scaling: softmax outputs are moderate") ------------------
+
+
+def saturated_row_share(results, variant="scaled"):
+    """Share of query rows with max p > saturated_row in the one-layer measurement: the largest over d_k.
+
+    Each d_k's share is the mean over its draws.
+    """
+    shares = {row["d_k"]: float(np.mean(row[variant]["saturated_rows"])) for row in results["layer"]}
+    weights = {row["d_k"]: float(np.mean(row[variant]["max_p"])) for row in results["layer"]}
+    d = max(shares, key=shares.get)
+    draws = len(results["layer"][0][variant]["saturated_rows"])
+    return Measurement(shares[d], n=draws,
+                       method=f"share of rows with max p > {THRESHOLDS['saturated_row']}, {variant}: the largest over "
+                       f"d_k = {min(shares)} … {max(shares)} (at d_k = {d})", digits=4,
+                       detail=(("mean largest weight", f"{min(weights.values()):.2f} to {max(weights.values()):.2f}"),))
+
+
+MEASURES["saturated_row_share"] = saturated_row_share

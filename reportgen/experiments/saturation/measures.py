@@ -328,3 +328,44 @@ MEASURES = {
     "stable_nonfinite": stable_nonfinite,
     "naive_stable_gap": naive_stable_gap,
 }
+
+
+# --- added for 002's claims ('Poor gradient flow' beside 'Healthy gradient flow') ------
+
+
+def jacobian_ratio(results, example, versus):
+    """Largest |∂p_i/∂s_j| of one worked example's softmax over that of another (J = diag(p) − pp^T)."""
+    j, j_versus = _example(results, "jacobian_max", example), _example(results, "jacobian_max", versus)
+    return Measurement(j / j_versus, method=f"largest |∂p_i/∂s_j| of {example} over that of {versus}", digits=3,
+                       detail=((example, j, 4), (versus, j_versus, 4)))
+
+
+MEASURES["jacobian_ratio"] = jacobian_ratio
+
+
+# --- added for 000's claims (its printed scaled scores; 'meaningful gradients for all positions') ---
+
+
+def behavior_scores(results, scale):
+    """The scores 000's softmax_behavior_demo prints at one scale: its base scores × scale, in float32."""
+    from reportgen.experiments.saturation.params import DOC_BEHAVIOR_BASE
+
+    _behavior(results, scale)  # a scale the run has
+    scores = tuple(float(np.float32(b) * np.float32(scale)) for b in DOC_BEHAVIOR_BASE)
+    return Measurement(scores, method="000's base scores × scale, float32", digits=2)
+
+
+def jacobian_min_diagonal(results, example):
+    """Smallest diagonal entry p_i(1 − p_i) of the softmax Jacobian at a worked example's inputs.
+
+    ∂p_i/∂s_i is the gradient that reaches position i's own score: the weakest position's.
+    """
+    probs = _example(results, "softmax", example)
+    diag = [p * (1 - p) for p in probs]
+    i = min(range(len(diag)), key=diag.__getitem__)
+    return Measurement(diag[i], method="smallest p_i(1 − p_i) over the positions", digits=4,
+                       detail=((f"at position {i + 1}, p", probs[i], 4),))
+
+
+MEASURES["behavior_scores"] = behavior_scores
+MEASURES["jacobian_min_diagonal"] = jacobian_min_diagonal

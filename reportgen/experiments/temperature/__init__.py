@@ -27,6 +27,9 @@ EXPERIMENT = Experiment(
             ("001", "Exercises"),
             ("004", "2. The Softmax Saturation Problem"),
             ("004", "4. Performance Comparison"),
+            ("001", "Query-Dependent Scaling"),
+            ("001", "Connection to Modern LLMs"),
+            ("001", "Implementation"),
         )
     ),
     params=PARAMS,

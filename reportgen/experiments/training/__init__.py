@@ -32,6 +32,10 @@ EXPERIMENT = Experiment(
             ("003", "Summary"),
             ("004", "2.1 Gradient Vanishing"),
             ("004", "4. Performance Comparison"),
+            ("003", "4. The fix: scale down by √d_k"),
+            ("004", "Introduction"),
+            ("002", "Architectural Integration"),
+            ("002", "Key Takeaways"),
         )
     ),
     params=PARAMS,

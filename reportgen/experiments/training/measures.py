@@ -408,3 +408,84 @@ MEASURES = {
     "worse_signs": worse_signs,
     "multiplier_end": multiplier_end,
 }
+
+
+def instability_excess(results, d_k, variant="unscaled", reference="scaled"):
+    """`variant`'s share of blow-ups minus `reference`'s, over all rates and seeds; as a view, the
+    same difference for unstable runs (a blow-up or a loss spike): 'poor stability' may read either way.
+    """
+    s = sweep(results, d_k)
+    (bv, n), (br, _) = s.diverged_count(d_k, variant), s.diverged_count(d_k, reference)
+    (uv, _), (ur, _) = s.unstable_count(d_k, variant), s.unstable_count(d_k, reference)
+
+    def calm(v):
+        ok = [lr for lr in s.lrs if not any(m["diverged"] for m in s.seeds(d_k, v, lr))]
+        return lr_text(max(ok) if ok else None)
+
+    return Measurement((bv - br) / n, n=n, method="share of blow-ups (non-finite, or a window mean above "
+                       "the blow-up line), difference", digits=3,
+                       detail=((f"runs that blew up, {variant}", f"{bv} of {n}"), (reference, f"{br} of {n}"),
+                               (f"unstable runs (blow-up or spike), {variant}", f"{uv} of {n}"),
+                               (reference, f"{ur} of {n}"),
+                               (f"largest rate with no blow-up, {variant}", calm(variant)), (reference, calm(reference)),
+                               (f"rates where every seed reaches {REACH:.0%} with no blow-up or spike, {variant}",
+                                range_text(s.working_lrs(d_k, variant))),
+                               (reference, range_text(s.working_lrs(d_k, reference)))),
+                       views=(("share of unstable runs (blow-up or spike), difference", (uv - ur) / n),))
+
+
+MEASURES["instability_excess"] = instability_excess
+
+
+# --- added for 003's claims --------------------------------------------------------------
+
+
+def slowdown_growth(results, d_k, small_d_k, variant="unscaled", reference="scaled"):
+    """How many times `variant`'s slowdown against `reference` at d_k exceeds that at small_d_k.
+
+    Slowdown: fewest mean steps to 90% of `variant` over `reference`'s, each at its own fastest
+    rate (steps_ratio). Unavailable when `variant` never got there at either d_k: the ratio
+    is then only a lower bound, and two lower bounds do not compare.
+    """
+    s = sweep(results, d_k, small_d_k)
+    ratios = {d: steps_ratio(results, d, variant, reference) for d in (small_d_k, d_k)}
+    for d, m in ratios.items():
+        if m.lo is not None or m.value == 0:
+            raise MeasureUnavailable(f"at d_k = {d} {variant} or {reference} never reached {REACH:.0%} in "
+                                     f"{results['steps']} steps: the slowdown there is not measured")
+    return Measurement(ratios[d_k].value / ratios[small_d_k].value, n=results["seeds"],
+                       method=f"slowdown of {variant} (steps to {REACH:.0%} ÷ {reference}'s) at d_k = {d_k} "
+                       f"÷ the one at d_k = {small_d_k}", digits=2,
+                       detail=tuple((f"slowdown at d_k = {d}", m.value, 1) for d, m in ratios.items())
+                       + _unstable_shares(s, (variant, reference)))
+
+
+MEASURES["slowdown_growth"] = slowdown_growth
+
+
+# --- added for 000's claims ('near-uniform attention' when dividing by d_k) -----------------
+
+
+def init_entropy_share(results, d_k, variant="mup", level=0.99):
+    """First-step attention entropy of `variant` as a share of ln(positions): 1 is uniform, 0 one-hot.
+
+    The first step does not depend on the learning rate, so each seed counts once (its runs
+    at every rate start alike); the interval is a t-interval over seeds.
+    """
+    from reportgen.stats import level_z
+
+    s = sweep(results, d_k)
+    ln_n = math.log(results["task"]["pairs"])
+    per_seed = {}
+    for m in s.runs(d_k, variant):
+        per_seed.setdefault(m["seed"], []).append(m["initial_entropy"] / ln_n)
+    shares = [float(np.mean(v)) for v in per_seed.values()]
+    m, lo, hi = mean_interval(shares, level_z(level))
+    return Measurement(m, lo, hi, len(shares),
+                       f"{level:.0%} t-interval over {len(shares)} seeds of the first-step entropy / ln "
+                       f"{results['task']['pairs']}, {variant}", 3,
+                       (("initial entropy share, scaled", float(np.mean([x["initial_entropy"] for x in
+                                                                        s.runs(d_k, "scaled")])) / ln_n, 3),))
+
+
+MEASURES["init_entropy_share"] = init_entropy_share

@@ -32,6 +32,12 @@ EXPERIMENT = Experiment(
             ("002", "Experimental Evidence: Dimension vs Variance"),
             ("003", "Optional check in code"),
             ("004", "1. The Variance of High-Dimensional Dot Products"),
+            ("003", "1. The formula"),
+            ("003", "2. Why scaling is needed"),
+            ("004", "3. Stabilization via Scaling"),
+            ("002", "Step 1: Single Row Analysis - Concrete Example"),
+            ("001", "Mean of Dot Product"),
+            ("001", "When Scaling Matters Most"),
         )
     ),
     params=PARAMS,

@@ -189,3 +189,181 @@ MEASURES = {
     "init_component_var": init_component_var,
     "demo_var": demo_var,
 }
+
+
+# --- added for 003's claims --------------------------------------------------------------
+
+
+def demo_mean_var(results, demo, scaled=False, level=0.99):
+    """Mean over repeats of the raw (or /d_k) score variance a small demo prints, with its interval.
+
+    What the demo prints on average; the scatter of a single run is in the detail.
+    """
+    names = [name for name, _ in DOC_DEMOS]
+    row = results["demos"][names.index(demo)]
+    d_k = row["shape"][-1]
+    raw = np.asarray(row["raw_vars"]) / (d_k if scaled else 1)
+    m, lo, hi = mean_interval(raw, level_z(level))
+    q_lo, q_hi = quantile_range(raw, level)
+    digits = 3 if scaled else 2
+    return Measurement(m, lo, hi, raw.size,
+                       f"{level:.0%} interval of the mean over {raw.size} repeats at shape {tuple(row['shape'])}",
+                       digits, (("this run", float(raw[0]), digits), ("median run", float(np.median(raw)), digits),
+                                (f"central {level:.0%} of single runs", f"{q_lo:.{digits}f} to {q_hi:.{digits}f}")))
+
+
+MEASURES["demo_mean_var"] = demo_mean_var
+
+
+def var_growth_exponent(results, level=0.99):
+    """Exponent b of Var(q·k) ∝ d_k^b over the whole sweep: the slope of ln Var on ln d_k.
+
+    Weighted least squares, each d_k weighted by 1/SE² of its ln Var (SE of a sample variance
+    over Var, excess kurtosis 6/d_k); the interval is slope ± z·SE of the slope. 'Grows
+    linearly with d_k' is b = 1.
+    """
+    rows = results["sweep"]
+    x = np.log([r["d_k"] for r in rows])
+    y = np.log([r["var"] for r in rows])
+    se = np.array([variance_se(1.0, r["n"], 6 / r["d_k"]) for r in rows])  # SE of ln s² ≈ SE(s²)/σ²
+    w = 1 / se**2
+    xm, ym = np.average(x, weights=w), np.average(y, weights=w)
+    sxx = float(np.sum(w * (x - xm) ** 2))
+    slope = float(np.sum(w * (x - xm) * (y - ym)) / sxx)
+    half = level_z(level) / math.sqrt(sxx)
+    dims = [r["d_k"] for r in rows]
+    return Measurement(slope, slope - half, slope + half, len(rows),
+                       f"{level:.0%} interval of the slope of ln Var(q·k) on ln d_k, d_k = {min(dims)} … {max(dims)} "
+                       "(weighted least squares)", 3,
+                       (("Var(q·k)/d_k", f"{min(r['var'] / r['d_k'] for r in rows):.3f} to "
+                                         f"{max(r['var'] / r['d_k'] for r in rows):.3f}"),))
+
+
+MEASURES["var_growth_exponent"] = var_growth_exponent
+
+
+def std_order_overlaps(results, level=0.99):
+    """Neighbouring d_k of the sweep whose intervals of the score std are not strictly ordered."""
+    z = level_z(level)
+    rows = sorted(results["sweep"], key=lambda r: r["d_k"])
+    cis = [tuple(math.sqrt(x) for x in var_interval(row, z)) for row in rows]
+    overlaps = sum(not a[1] < b[0] for a, b in zip(cis, cis[1:]))
+    return Measurement(float(overlaps), n=len(rows), method=f"{level:.0%} intervals of std(q·k) at neighbouring d_k "
+                       "that overlap or fall", digits=0,
+                       detail=tuple((f"std(q·k) at d_k = {row['d_k']}", math.sqrt(row["var"]), 2) for row in rows))
+
+
+MEASURES["std_order_overlaps"] = std_order_overlaps
+
+
+# --- added for 001's claims (E[XY], E[(XY)²], the law at every d_k, scores at initialization) ---
+
+
+def mean_qk(results, d_k, level=0.99):
+    """E[q·k] at one d_k of the sweep, with its normal interval (mean ± z·√(Var/n))."""
+    row = sweep_row(results, d_k)
+    half = level_z(level) * math.sqrt(row["var"] / row["n"])
+    return Measurement(row["mean"], row["mean"] - half, row["mean"] + half, row["n"],
+                       f"{level:.0%} interval of the mean of q·k over {row['n']} pairs", 4,
+                       (("std of q·k", math.sqrt(row["var"])),))
+
+
+def second_moment_qk(results, d_k, level=0.99):
+    """E[(q·k)²] = Var(q·k) + E[q·k]² at one d_k, with the variance's interval (excess kurtosis 6/d_k)."""
+    row = sweep_row(results, d_k)
+    shift = row["mean"] ** 2
+    lo, hi = var_interval(row, level_z(level))
+    return Measurement(row["var"] + shift, lo + shift, hi + shift, row["n"],
+                       f"{level:.0%} CI of Var(q·k) + mean², excess kurtosis 6/d_k", 3,
+                       (("E[q·k]²", shift, 6),))
+
+
+def _farthest(cells, target):
+    """The cell (value, lo, hi, d_k) whose interval excludes `target`, or else reaches farthest from it."""
+    pool = [c for c in cells if not c[1] <= target <= c[2]] or cells
+    return max(pool, key=lambda c: max(abs(c[1] - target), abs(c[2] - target)))
+
+
+def var_ratio_worst(results, level=0.99):
+    """Var(q·k)/d_k (= Var(q·k/√d_k)) at the sweep's d_k that departs most from 1, with its interval.
+
+    The intervals are joint at `level` over every d_k of the sweep (Bonferroni), so one d_k
+    straying by chance does not make the law fail. Shown: a d_k whose interval excludes 1 if
+    there is one, else the one whose interval reaches farthest from 1.
+    """
+    rows = sorted(results["sweep"], key=lambda r: r["d_k"])
+    z = level_z(1 - (1 - level) / len(rows))
+    cells = [(r["var"] / r["d_k"], *(x / r["d_k"] for x in var_interval(r, z)), r["d_k"]) for r in rows]
+    value, lo, hi, d = _farthest(cells, 1.0)
+    return Measurement(value, lo, hi, rows[0]["n"],
+                       f"{level:.0%} joint interval (Bonferroni over {len(rows)} d_k, excess kurtosis 6/d_k) of "
+                       f"Var(q·k)/d_k at d_k = {d}, the farthest from 1 of d_k = {rows[0]['d_k']} … {rows[-1]['d_k']}",
+                       3, (("Var(q·k)/d_k over the sweep", f"{min(c[0] for c in cells):.3f} to "
+                                                         f"{max(c[0] for c in cells):.3f}"),))
+
+
+def mean_worst(results, level=0.99):
+    """E[q·k]/√d_k (the mean in units of its standard deviation) at the sweep's d_k farthest from 0.
+
+    Joint intervals over the sweep (Bonferroni), as var_ratio_worst.
+    """
+    rows = sorted(results["sweep"], key=lambda r: r["d_k"])
+    z = level_z(1 - (1 - level) / len(rows))
+    cells = []
+    for r in rows:
+        s = math.sqrt(r["d_k"])
+        half = z * math.sqrt(r["var"] / r["n"]) / s
+        cells.append((r["mean"] / s, r["mean"] / s - half, r["mean"] / s + half, r["d_k"]))
+    value, lo, hi, d = _farthest(cells, 0.0)
+    return Measurement(value, lo, hi, rows[0]["n"],
+                       f"{level:.0%} joint interval (Bonferroni over {len(rows)} d_k) of E[q·k]/√d_k at d_k = {d}, "
+                       f"the farthest from 0 of d_k = {rows[0]['d_k']} … {rows[-1]['d_k']}", 4)
+
+
+def init_score_var(results, init, d_model, d_k, level=0.99):
+    """Var(q·k/√d_k) = Var(q·k)/d_k for q = W_q x, k = W_k x' under one initialization, mean over weight draws."""
+    for row in results["init"]:
+        if (row["init"], row["d_model"], row["d_k"]) == (init, d_model, d_k):
+            m, lo, hi = mean_interval(row["score"], level_z(level))
+            return Measurement(m, lo, hi, len(row["score"]),
+                               f"{level:.0%} t-interval over {len(row['score'])} weight draws", 3,
+                               (("closed form Var(q_i)²", INITS[init][1](d_model, d_k) ** 2),))
+    raise MeasureUnavailable(f"no {init} draw at d_model = {d_model}, d_k = {d_k}")
+
+
+MEASURES["mean_qk"] = mean_qk
+MEASURES["second_moment_qk"] = second_moment_qk
+MEASURES["var_ratio_worst"] = var_ratio_worst
+MEASURES["mean_worst"] = mean_worst
+MEASURES["init_score_var"] = init_score_var
+
+
+# --- added for 000's claims (E[u·v] = 0; unit vectors 'increasingly orthogonal') ----------
+
+
+def mean_unit(results, d, level=0.99):
+    """E[u·v] for random unit vectors u, v in R^d, with its normal interval (mean ± z·√(Var/n))."""
+    row = sweep_row(results, d)
+    half = level_z(level) * math.sqrt(row["unit_var"] / row["n"])
+    return Measurement(row["unit_mean"], row["unit_mean"] - half, row["unit_mean"] + half, row["n"],
+                       f"{level:.0%} interval of the mean of u·v over {row['n']} pairs", 6,
+                       (("std of u·v", math.sqrt(row["unit_var"]), 4),))
+
+
+def unit_var_not_falling(results, level=0.99):
+    """Neighbouring d of the sweep whose intervals of Var(u·v) are not strictly falling (the larger d wholly below).
+
+    0 means random unit vectors are measurably closer to orthogonal at every step up in d.
+    """
+    z = level_z(level)
+    rows = sorted(results["sweep"], key=lambda r: r["d_k"])
+    cis = [unit_interval(row, z) for row in rows]
+    misses = sum(not b[1] < a[0] for a, b in zip(cis, cis[1:]))
+    return Measurement(float(misses), n=len(rows), method=f"{level:.0%} intervals of Var(u·v) at neighbouring d "
+                       "that overlap or rise", digits=0,
+                       detail=tuple((f"std of u·v at d = {row['d_k']}", math.sqrt(row["unit_var"]), 4)
+                                    for row in rows if row["d_k"] in (1, 16, 64, 512, 4096)))
+
+
+MEASURES["mean_unit"] = mean_unit
+MEASURES["unit_var_not_falling"] = unit_var_not_falling

@@ -268,3 +268,82 @@ MEASURES = {
     "var_order_overlaps": var_order_overlaps,
     "max_weight_spread": max_weight_spread,
 }
+
+
+# --- added for 003's claims (equivalence margins, 'regardless of head size') ----------
+
+
+def var_law_ratio(results, level=0.99):
+    """Var(q·k)/d_k (the same number as Var(q·k/√d_k)) at the d_k that departs most from 1, with its interval.
+
+    A claim compares it with 1 under an equivalence margin. The d_k shown: one whose interval
+    excludes 1 when there is one (the law fails there), else the one whose interval reaches
+    farthest from 1 (it decides whether every d_k lies within the margin).
+    """
+    z = level_z(level)
+    cells = []
+    for c in sorted(results["rows"], key=lambda c: c["d_k"]):
+        d = c["d_k"]
+        lo, hi = (x / d for x in score_var_interval(c, z))
+        cells.append((d, c["score_var"] / d, lo, hi, c["rows"]))
+    pool = [x for x in cells if not x[2] <= 1 <= x[3]] or cells
+    d, value, lo, hi, n = max(pool, key=lambda x: max(abs(x[2] - 1), abs(x[3] - 1)))
+    dims = ", ".join(str(x[0]) for x in cells)
+    return Measurement(value, lo, hi, n,
+                       f"{level:.0%} interval (excess kurtosis 6/d_k) of Var(q·k)/d_k at d_k = {d}, the farthest "
+                       f"from 1 of d_k = {dims}", 3,
+                       tuple((f"Var(q·k)/d_k at d_k = {x[0]}", x[1], 3) for x in cells))
+
+
+def max_weight_top(results, scaled=True, level=0.99):
+    """The largest mean largest softmax weight over the rows' d_k, with that d_k's interval."""
+    z = level_z(level)
+    variant = _variant(scaled)
+    cis = [(c["d_k"], stat_interval(c, variant, "max_w", z), c["rows"]) for c in results["rows"]]
+    d, (m, lo, hi), n = max(cis, key=lambda x: x[1][2])
+    return Measurement(m, lo, hi, n,
+                       f"{level:.0%} CI of the mean largest weight at d_k = {d}, the largest over d_k, {variant}, "
+                       f"n = {ROW_KEYS} keys", 3,
+                       tuple((f"at d_k = {dk}", ci[0], 3) for dk, ci, _ in cis))
+
+
+MEASURES["var_law_ratio"] = var_law_ratio
+MEASURES["max_weight_top"] = max_weight_top
+
+
+# --- added for 002's claims (Step 1's 'Expected variance = 3 × Var(X)') ----------------
+
+
+def score_var(results, d_k, level=0.99):
+    """Var(q·k) of the random rows at one d_k (q, k with N(0, 1) components), with its interval.
+
+    With Var(X) = 1 for one product X = q_i·k_i, it is the 'd × Var(X)' of a d-term dot product.
+    """
+    c = rows_cell(results, d_k)
+    lo, hi = score_var_interval(c, level_z(level))
+    return Measurement(c["score_var"], lo, hi, c["rows"],
+                       f"{level:.0%} interval (excess kurtosis 6/d_k) of Var(q·k) over {c['rows']} rows", 3)
+
+
+MEASURES["score_var"] = score_var
+
+
+def jacobian_norm_ratio(results, d_k, level=0.99):
+    """Mean Frobenius norm of the rows' softmax Jacobian, unscaled ÷ scaled, with a delta-method interval.
+
+    The aggregate reading of 'the gradient vanishes' (vanished_share is the typical row's);
+    the two variants' rows are the same draws, their correlation is ignored.
+    """
+    c = rows_cell(results, d_k)
+    u, s = c["unscaled"]["jac_fro"], c["scaled"]["jac_fro"]
+    n = c["rows"]
+    ratio = u["mean"] / s["mean"]
+    rel = math.sqrt(u["var"] / (n * u["mean"] ** 2) + s["var"] / (n * s["mean"] ** 2))
+    z = level_z(level)
+    return Measurement(ratio, ratio * math.exp(-z * rel), ratio * math.exp(z * rel), n,
+                       f"{level:.0%} delta-method interval of the ratio of mean ‖J‖_F over {n} rows, "
+                       f"n = {ROW_KEYS} keys", 3,
+                       (("mean ‖J‖_F, unscaled", u["mean"], 4), ("scaled", s["mean"], 4)))
+
+
+MEASURES["jacobian_norm_ratio"] = jacobian_norm_ratio
