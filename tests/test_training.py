@@ -139,8 +139,3 @@ def test_quick_verdicts_are_the_recorded_ones():
     changed = {c.id: judged[c.id].verdict for c in claims if judged[c.id].verdict != c.expected_for("quick")}
     assert not changed, changed
 
-
-def test_quick_run_contradicts_unscaled_largest_stable_rate_and_reads_unscaled_as_not_learning():
-    judged = judged_claims("training")
-    assert judged["000.train-much-smaller-lr"].verdict == "contradicted"
-    assert judged["001.train-no-learning"].verdict == "confirmed"

@@ -4,7 +4,7 @@ Each family is a package of this folder with the roles of reportgen.family; its
 __init__ defines EXPERIMENT and imports nothing heavy.
 """
 
-from reportgen.experiments import gradients, saturation, temperature, training, variance, worked
+from reportgen.experiments import gradients, lm, saturation, temperature, training, variance, worked
 
 FAMILIES = (
     variance.EXPERIMENT,
@@ -13,6 +13,7 @@ FAMILIES = (
     worked.EXPERIMENT,
     gradients.EXPERIMENT,
     training.EXPERIMENT,
+    lm.EXPERIMENT,
 )
 EXPERIMENTS = {family.name: family for family in FAMILIES}
 

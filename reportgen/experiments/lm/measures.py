@@ -1,0 +1,693 @@
+"""Language-model family, measures: named numbers from the sweep and the task battery.
+
+Every comparison sets variants side by side, each at its own learning rates (its tuned one,
+its fastest, its largest stable one), never at one shared rate. Definitions, once:
+
+- the validation loss is bits per byte on the fixed held-out windows; "final" is its last
+  point, "tuned rate" the rate with the lowest mean final loss over seeds;
+- a run diverged when its validation loss went non-finite, rose above the untrained model's at
+  some evaluation (it blew up, even if the decaying rate let it recover), or ended more than
+  DIVERGE_BITS above the lowest it reached (never from minibatch spikes);
+- learning-rate sensitivity is Wortsman et al.'s (2023): the mean over the rates of
+  min(final loss, initial loss) minus the best final loss over the rates;
+- a head has collapsed when its mean attention entropy is under COLLAPSED_ENTROPY of uniform's
+  (Zhai et al. 2023); a row is saturated when its largest weight exceeds SATURATED_ROW.
+
+Configurations are named by role, so a claim reads the same in every profile: `sweep` is
+"width" (d_k varied at fixed width: the main width, several head counts) or "heads" (d_k
+varied at the main head count, several widths); `at` is "largest", "smallest" or "main".
+"""
+
+import math
+
+import numpy as np
+
+from reportgen.experiments.lm.params import COLLAPSED_ENTROPY, DIVERGE_BITS
+from reportgen.measure import Measurement, MeasureUnavailable
+from reportgen.stats import Z95, student_t
+
+INF = math.inf
+SLACK_BITS = 0.05  # steps-to-target: the target is the worse tuned final loss plus this
+
+
+def lr_text(lr):
+    return "none" if lr is None else f"{lr:.2g}"
+
+
+# --- per model ---------------------------------------------------------------------------------
+
+
+def final(m):
+    v = m["val"][-1]
+    return INF if v is None else v
+
+
+def initial(m):
+    return m["val"][0]
+
+
+def diverged(m):
+    """The held-out loss went non-finite, rose above the untrained model's at some evaluation, or
+    ended more than DIVERGE_BITS above the lowest it reached."""
+    vals = m["val"]
+    if any(v is None for v in vals):
+        return True
+    return max(vals[1:]) > vals[0] or vals[-1] - min(vals) > DIVERGE_BITS
+
+
+def capped(m):
+    """Wortsman et al.'s capped loss: min(final, initial); a non-finite run counts as its start."""
+    return min(final(m), initial(m))
+
+
+def steps_to(m, target, steps):
+    """First step the validation loss reaches `target`, interpolated between evaluations; None if never."""
+    vals = m["val"]
+    for i in range(1, len(vals)):
+        a, b = vals[i - 1], vals[i]
+        if b is None or a is None:
+            return None
+        if b <= target:
+            frac = 1.0 if a == b else min(1.0, max(0.0, (a - target) / (a - b)))
+            return steps[i - 1] + frac * (steps[i] - steps[i - 1])
+    return None
+
+
+def mean_entropy(m, at=-1):
+    """Mean attention entropy over heads and layers (share of uniform's) at an evaluation."""
+    row = m["entropy"][at]
+    row = [x for x in row if x is not None]
+    return float(np.mean(row)) if row else math.nan
+
+
+def collapsed_share(m, at=-1):
+    row = [x for x in m["entropy"][at] if x is not None]
+    return float(np.mean([x < COLLAPSED_ENTROPY for x in row])) if row else math.nan
+
+
+def peak_logit(m):
+    vals = [x for x in m["max_logit"] if x is not None]
+    return max(vals) if vals else INF
+
+
+# --- the sweep ---------------------------------------------------------------------------------
+
+
+class Sweep:
+    """The language-model results indexed by configuration, variant and rate."""
+
+    def __init__(self, results):
+        self.results = results
+        self.lrs = results["lrs"]
+        self.steps = results["eval_steps"]
+        self.configs = {(c["width"], c["heads"]): c for c in results["configs"]}
+        self.main = (results["main"]["width"], results["main"]["heads"])
+        self.cells = {}
+        for key, c in self.configs.items():
+            for m in c["models"]:
+                self.cells.setdefault((key, m["variant"], m["lr"]), []).append(m)
+
+    def dk(self, key):
+        return self.configs[key]["d_k"]
+
+    def sweep(self, which):
+        """Configurations of a d_k sweep, by d_k: 'width' (fixed width) or 'heads' (fixed head count)."""
+        if which not in ("width", "heads"):
+            raise MeasureUnavailable(f"no sweep '{which}' (width or heads)")
+        i = 0 if which == "width" else 1
+        return sorted((k for k in self.configs if k[i] == self.main[i]), key=self.dk)
+
+    def config(self, sweep="width", at="largest"):
+        if at == "main":
+            return self.main
+        keys = self.sweep(sweep)
+        return keys[-1] if at == "largest" else keys[0]
+
+    def has(self, key, variant):
+        return (key, variant, self.lrs[0]) in self.cells
+
+    def need(self, key, *variants):
+        for v in variants:
+            if not self.has(key, v):
+                raise MeasureUnavailable(f"{v} is not trained at {name(self, key)} in this profile")
+
+    def seeds(self, key, variant, lr):
+        return self.cells[(key, variant, lr)]
+
+    def runs(self, key, variant):
+        return [m for lr in self.lrs for m in self.seeds(key, variant, lr)]
+
+    def final_loss(self, key, variant, lr):
+        """Mean final validation loss over seeds; inf when a seed diverged."""
+        ms = self.seeds(key, variant, lr)
+        return INF if any(map(diverged, ms)) else float(np.mean([final(m) for m in ms]))
+
+    def tuned(self, key, variant):
+        """The rate with the lowest mean final validation loss (the variant at its tuned rate)."""
+        return min(self.lrs, key=lambda lr: self.final_loss(key, variant, lr))
+
+    def best_loss(self, key, variant):
+        return self.final_loss(key, variant, self.tuned(key, variant))
+
+    def test_bits(self, key, variant, lr=None):
+        lr = self.tuned(key, variant) if lr is None else lr
+        vals = [m["test_bits"] for m in self.seeds(key, variant, lr)]
+        return INF if None in vals else float(np.mean(vals))
+
+    def sensitivity(self, key, variant):
+        """Wortsman et al. (2023): mean over rates of min(final, initial), minus the best final."""
+        means = [float(np.mean([capped(m) for m in self.seeds(key, variant, lr)])) for lr in self.lrs]
+        best = min(float(np.mean([final(m) for m in self.seeds(key, variant, lr)])) for lr in self.lrs)
+        return float(np.mean(means)) - best
+
+    def diverged_count(self, key, variant):
+        runs = self.runs(key, variant)
+        return sum(map(diverged, runs)), len(runs)
+
+    def largest_stable(self, key, variant):
+        stable = [lr for lr in self.lrs if not any(map(diverged, self.seeds(key, variant, lr)))]
+        return max(stable) if stable else None
+
+    def fastest(self, key, variant, target):
+        """(steps to `target`, rate): the fewest mean steps over the rates where every seed gets there."""
+        found = []
+        for lr in self.lrs:
+            s = [steps_to(m, target, self.steps) for m in self.seeds(key, variant, lr)]
+            if None not in s:
+                found.append((float(np.mean(s)), lr))
+        return min(found) if found else (None, None)
+
+    def target(self, key, variant, reference):
+        """The loss both can reach: the worse of the two tuned final losses, plus SLACK_BITS."""
+        return max(self.best_loss(key, variant), self.best_loss(key, reference)) + SLACK_BITS
+
+
+def name(s, key):
+    return f"width {key[0]}, {key[1]} head{'s' if key[1] > 1 else ''} (d_k = {s.dk(key)})"
+
+
+def sweep(results):
+    return Sweep(results)
+
+
+def _where(s, sweep_, at):
+    key = s.config(sweep_, at)
+    return key, name(s, key)
+
+
+# --- measures: the sweep -----------------------------------------------------------------------
+
+
+def stable_lr_ratio(results, sweep="width", at="largest", variant="unscaled", reference="scaled"):
+    """How many times larger `reference`'s largest non-diverging rate is than `variant`'s.
+
+    When `variant` diverges at every rate, a lower bound against the smallest rate tested;
+    when neither diverges anywhere, 1 with the grid's top as both ends (the grid cannot tell).
+    """
+    s = Sweep(results)
+    key, where = _where(s, sweep, at)
+    s.need(key, variant, reference)
+    top_r, top_v = s.largest_stable(key, reference), s.largest_stable(key, variant)
+    method = f"largest rate with no diverged seed (validation loss), {reference} over {variant}, {where}"
+    if top_r is None:
+        value = 0.0
+    elif top_v is None:
+        value = top_r / min(s.lrs)
+        method += f" (a lower bound: {variant} diverges at every rate)"
+    else:
+        value = top_r / top_v
+    if top_r == top_v == max(s.lrs):
+        method += "; neither diverges up to the largest rate tested"
+    tuned_ratio = s.tuned(key, reference) / s.tuned(key, variant)
+    return Measurement(float(f"{value:.6g}"), n=len(s.lrs), method=method, digits=2,
+                       detail=((f"largest stable rate, {reference}", lr_text(top_r)), (variant, lr_text(top_v)),
+                               ("tuned rate ratio", tuned_ratio, 2)))
+
+
+def safe_lr_ratio(results, sweep="width", at="largest", variant="scaled", reference="unscaled"):
+    """`variant`'s largest non-diverging rate over `reference`'s (the scaled side's view)."""
+    return stable_lr_ratio(results, sweep, at, variant=reference, reference=variant)
+
+
+def steps_ratio(results, sweep="width", at="largest", variant="unscaled", reference="scaled"):
+    """Fewest steps to a shared validation target, `variant` over `reference`, each at its fastest rate.
+
+    The target is the worse of the two tuned final losses plus SLACK_BITS, so both reach it.
+    """
+    s = Sweep(results)
+    key, where = _where(s, sweep, at)
+    s.need(key, variant, reference)
+    target = s.target(key, variant, reference)
+    (sv, lv), (sr, lr_) = s.fastest(key, variant, target), s.fastest(key, reference, target)
+    if sr is None or sv is None:
+        raise MeasureUnavailable(f"no rate takes every seed to {target:.3g} bits/byte at {where}")
+    return Measurement(sv / sr, n=len(s.lrs), method=f"steps to {target:.3g} bits/byte (validation), {variant} "
+                       f"over {reference}, each at its fastest rate, {where}", digits=2,
+                       detail=((f"steps, {variant}", f"{sv:.0f} at lr {lr_text(lv)}"),
+                               (reference, f"{sr:.0f} at lr {lr_text(lr_)}")))
+
+
+def instability_growth_misses(results, margin, sweep="width", variant="unscaled", reference="scaled"):
+    """Conditions of 'unstable for large d_k' that fail (0, 1 or 2), on validation divergence.
+
+    At the sweep's largest d_k `variant`'s share of diverged runs (all rates, seeds) is at least
+    `margin` above `reference`'s, and above its own share at the sweep's smallest d_k.
+    """
+    s = Sweep(results)
+    big, small = s.config(sweep, "largest"), s.config(sweep, "smallest")
+    s.need(big, variant, reference)
+    s.need(small, variant)
+    (cv, n), (cr, _), (cs, ns) = s.diverged_count(big, variant), s.diverged_count(big, reference), \
+        s.diverged_count(small, variant)
+    misses = ((cv - cr) / n < margin) + (not cv / n > cs / ns)
+    return Measurement(float(misses), n=n, method=f"of 2: {variant} at d_k = {s.dk(big)} at least {margin:.0%} "
+                       f"points more often diverged than {reference}, and more than itself at d_k = {s.dk(small)}",
+                       digits=0, detail=((f"diverged, {variant} at d_k = {s.dk(big)}", f"{cv} of {n}"),
+                                         (reference, f"{cr} of {n}"),
+                                         (f"{variant} at d_k = {s.dk(small)}", f"{cs} of {ns}")))
+
+
+def divergence_excess(results, sweep="width", at="largest", variant="unscaled", reference="scaled"):
+    """`variant`'s share of diverged runs minus `reference`'s, over all rates and seeds."""
+    s = Sweep(results)
+    key, where = _where(s, sweep, at)
+    s.need(key, variant, reference)
+    (cv, n), (cr, _) = s.diverged_count(key, variant), s.diverged_count(key, reference)
+    return Measurement((cv - cr) / n, n=n, method=f"share of diverged runs (validation loss), difference, {where}",
+                       digits=2, detail=((f"diverged, {variant}", f"{cv} of {n}"), (reference, f"{cr} of {n}"),
+                                         (f"peak max |logit| at the largest rate, {variant}",
+                                          _peak_at_top(s, key, variant), 0),
+                                         (reference, _peak_at_top(s, key, reference), 0)))
+
+
+def _peak_at_top(s, key, variant):
+    return float(np.mean([peak_logit(m) for m in s.seeds(key, variant, max(s.lrs))]))
+
+
+def unstable_configs(results, variant="scaled"):
+    """Configurations where `variant` diverges at its tuned rate or at any smaller rate."""
+    s = Sweep(results)
+    keys = [k for k in s.configs if s.has(k, variant)]
+    bad = []
+    for k in keys:
+        tuned = s.tuned(k, variant)
+        if any(diverged(m) for lr in s.lrs if lr <= tuned for m in s.seeds(k, variant, lr)):
+            bad.append(k)
+    return Measurement(float(len(bad)), n=len(keys), method=f"of {len(keys)} configurations: a diverged run at or "
+                       "below the tuned rate", digits=0,
+                       detail=tuple((name(s, k), f"tuned {lr_text(s.tuned(k, variant))}, diverged "
+                                     f"{s.diverged_count(k, variant)[0]} of {s.diverged_count(k, variant)[1]}")
+                                    for k in sorted(keys, key=s.dk)))
+
+
+def nonfinite_runs(results, variant="scaled"):
+    """Runs of `variant` whose validation loss went non-finite (NaN or inf), over every configuration."""
+    s = Sweep(results)
+    runs = [m for k in s.configs if s.has(k, variant) for m in s.runs(k, variant)]
+    bad = sum(any(v is None for v in m["val"]) or m["test_bits"] is None for m in runs)
+    return Measurement(float(bad), n=len(runs), method="runs with a non-finite loss, all configurations and rates",
+                       digits=0)
+
+
+def test_excess(results, sweep="width", at="largest", variant="unscaled", reference="scaled", relative=True):
+    """Test bits per byte of `variant` minus `reference`'s, each at its tuned rate (relative: ÷ reference's)."""
+    s = Sweep(results)
+    key, where = _where(s, sweep, at)
+    s.need(key, variant, reference)
+    tv, tr = s.test_bits(key, variant), s.test_bits(key, reference)
+    value = (tv - tr) / tr if relative else tv - tr
+    return Measurement(value, n=len(s.lrs), method=f"test bits per byte at the tuned rate, {variant} "
+                       f"{'relative to' if relative else 'minus'} {reference}, {where}", digits=3,
+                       detail=((f"test bits/byte, {variant}", tv, 3), (reference, tr, 3),
+                               (f"tuned rates", f"{lr_text(s.tuned(key, variant))} / "
+                                f"{lr_text(s.tuned(key, reference))}")))
+
+
+def learning_share(results, sweep="width", at="largest", variant="unscaled", reference="scaled"):
+    """`variant`'s drop in validation loss from initialization as a share of `reference`'s (tuned rates)."""
+    s = Sweep(results)
+    key, where = _where(s, sweep, at)
+    s.need(key, variant, reference)
+
+    def drop(v):
+        ms = s.seeds(key, v, s.tuned(key, v))
+        return float(np.mean([initial(m) - final(m) for m in ms]))
+
+    dv, dr = drop(variant), drop(reference)
+    return Measurement(dv / dr, n=len(s.lrs), method=f"validation loss drop from step 0 at the tuned rate, "
+                       f"{variant} over {reference}, {where}", digits=2,
+                       detail=((f"drop, {variant}", dv, 2), (reference, dr, 2)))
+
+
+def entropy_extremity(results, sweep="width", at="largest", variant="unscaled", when="end"):
+    """How far `variant`'s attention is from both extremes: min(H, 1 − H), H the mean entropy share.
+
+    At the tuned rate, at the end of training (or at step 0 with when = "init"); 0 is one-hot
+    or uniform attention, 0.5 halfway.
+    """
+    s = Sweep(results)
+    key, where = _where(s, sweep, at)
+    s.need(key, variant, "scaled")
+    at_ = 0 if when == "init" else -1
+
+    def h(v):
+        return float(np.mean([mean_entropy(m, at_) for m in s.seeds(key, v, s.tuned(key, v))]))
+
+    hv = h(variant)
+    return Measurement(min(hv, 1 - hv), n=len(s.seeds(key, variant, s.lrs[0])),
+                       method=f"mean attention entropy of {variant} over uniform's, distance to 0 or 1, "
+                       f"{'at step 0' if when == 'init' else 'after training'}, tuned rate, {where}", digits=2,
+                       detail=((f"entropy share, {variant}", hv, 2), ("scaled", h("scaled"), 2),
+                               ("collapsed heads", float(np.mean([collapsed_share(m, at_) for m in
+                                                                  s.seeds(key, variant, s.tuned(key, variant))])), 2)))
+
+
+def not_faster_configs(results, variant="scaled", reference="unscaled", margin=0.0):
+    """Configurations where `variant` does not reach the shared target in fewer steps than `reference`
+    (at most (1 − margin) × its steps: a margin keeps a tie within the evaluation spacing from counting)."""
+    s = Sweep(results)
+    keys = sorted((k for k in s.configs if s.has(k, variant) and s.has(k, reference)), key=s.dk)
+    misses, detail = 0, []
+    for k in keys:
+        target = s.target(k, variant, reference)
+        fv, fr = s.fastest(k, variant, target)[0], s.fastest(k, reference, target)[0]
+        misses += not (fv is not None and (fr is None or fv <= (1 - margin) * fr and fv < fr))
+        detail.append((name(s, k), f"{'never' if fv is None else f'{fv:.0f}'} vs "
+                                   f"{'never' if fr is None else f'{fr:.0f}'} steps"))
+    return Measurement(float(misses), n=len(keys), method=f"of {len(keys)} configurations: {variant} not faster "
+                       f"than {reference} to the shared target" + (f" by {margin:.0%}" if margin else "")
+                       + ", each at its fastest rate", digits=0,
+                       detail=tuple(detail))
+
+
+def slow_or_unstable_signs(results, slower, margin, sweep="width", at="largest", variant="unscaled",
+                           reference="scaled"):
+    """Signs of 'slow or unstable' (0, 1 or 2): at least `slower`× the steps; `margin` more diverged."""
+    s = Sweep(results)
+    key, where = _where(s, sweep, at)
+    s.need(key, variant, reference)
+    ratio = steps_ratio(results, sweep, at, variant, reference).value
+    excess = divergence_excess(results, sweep, at, variant, reference).value
+    signs = (ratio >= slower) + (excess >= margin)
+    return Measurement(float(signs), n=len(s.lrs), method=f"of 2: at least {slower:g}× the steps to the shared "
+                       f"target; at least {margin:.0%} points more diverged runs; {where}", digits=0,
+                       detail=(("steps ratio", ratio, 2), ("diverged share, difference", excess, 2)))
+
+
+def summary_misses(results, slower, margin, sweep="width", at="largest", variant="unscaled", reference="scaled",
+                   faster=0.0):
+    """Halves of 'unstable / slow vs stable / fast' that fail: `variant` neither slow nor unstable at the
+    configuration named, plus configurations where `reference` is unstable, plus those where it is not faster."""
+    signs = slow_or_unstable_signs(results, slower, margin, sweep, at, variant, reference).value
+    unstable = unstable_configs(results, reference)
+    slow = not_faster_configs(results, reference, variant, faster)
+    return Measurement(float(signs == 0) + unstable.value + slow.value, n=slow.n,
+                       method=f"{variant} slow or unstable; {reference} stable and faster in every configuration",
+                       digits=0, detail=((f"{variant} slow or unstable", "yes" if signs else "no"),
+                                         (f"configurations where {reference} is unstable", unstable.value, 0),
+                                         ("where it is not faster", slow.value, 0)))
+
+
+def halt_signs(results, halted_ratio, not_converged, sweep="width", at="largest", variant="unscaled",
+               reference="scaled"):
+    """Signs of 'updates halted, not converging' (0, 1 or 2).
+
+    The gradient reaching W_q and W_k (first logged step, mean over layers, at `reference`'s tuned
+    rate) under `halted_ratio` × `reference`'s; `variant`'s tuned final loss at least
+    `not_converged` bits/byte above `reference`'s.
+    """
+    s = Sweep(results)
+    key, where = _where(s, sweep, at)
+    s.need(key, variant, reference)
+    lr = s.tuned(key, reference)
+
+    def grad(v):
+        return float(np.mean([np.mean([g for g in m["grad_qk"][0] if g is not None] or [math.nan])
+                              for m in s.seeds(key, v, lr)]))
+
+    gv, gr = grad(variant), grad(reference)
+    gap = s.best_loss(key, variant) - s.best_loss(key, reference)
+    signs = (gv < halted_ratio * gr) + (gap >= not_converged)
+    return Measurement(float(signs), n=len(s.lrs), method=f"of 2: ‖∂L/∂(W_q, W_k)‖ under {halted_ratio:g}× "
+                       f"{reference}'s at lr {lr_text(lr)} (step {s.steps[1]}); tuned loss {not_converged:g} "
+                       f"bits/byte or more above {reference}'s; {where}", digits=0,
+                       detail=((f"‖∂L/∂(W_q, W_k)‖, {variant}", gv, 3), (reference, gr, 3),
+                               ("tuned validation loss gap, bits/byte", gap, 3)))
+
+
+def worse_signs(results, relative, slower, sweep="width", at="largest", variant="inv_d", reference="scaled"):
+    """Signs that `variant` trains worse (0, 1 or 2): test loss `relative` above; `slower`× the steps."""
+    excess = test_excess(results, sweep, at, variant, reference).value
+    ratio = steps_ratio(results, sweep, at, variant, reference).value
+    return Measurement(float((excess >= relative) + (ratio >= slower)), n=None,
+                       method=f"of 2: test loss at least {relative:.0%} above {reference}'s; at least {slower:g}× "
+                       "the steps", digits=0, detail=(("test loss, relative excess", excess, 3),
+                                                      ("steps ratio", ratio, 2)))
+
+
+def best_lr_shift(results, variant="scaled"):
+    """How far `variant`'s tuned rate moves across every configuration trained: log10 range, in decades."""
+    s = Sweep(results)
+    keys = sorted((k for k in s.configs if s.has(k, variant)), key=lambda k: (k[0], -k[1]))
+    tuned = [s.tuned(k, variant) for k in keys]
+    span = math.log10(max(tuned) / min(tuned))
+    step = math.log10(s.lrs[1] / s.lrs[0])
+    return Measurement(span, n=len(keys), method=f"log10(largest / smallest tuned rate) over {len(keys)} "
+                       f"configurations (grid step {step:.2f} decades)", digits=2,
+                       detail=tuple((name(s, k), lr_text(t)) for k, t in zip(keys, tuned)))
+
+
+def lr_sensitivity(results, sweep="width", at="main", variant="unscaled"):
+    """Wortsman et al.'s learning-rate sensitivity of one variant at one configuration (bits/byte)."""
+    s = Sweep(results)
+    key, where = _where(s, sweep, at)
+    s.need(key, variant)
+    return Measurement(s.sensitivity(key, variant), n=len(s.lrs), method=f"mean over {len(s.lrs)} rates of "
+                       f"min(final, initial) − best final, {where}", digits=3)
+
+
+def sensitivity_ratio(results, sweep="width", at="main", variant="unscaled", reference="scaled"):
+    """`variant`'s learning-rate sensitivity over `reference`'s."""
+    s = Sweep(results)
+    key, where = _where(s, sweep, at)
+    s.need(key, variant, reference)
+    a, b = s.sensitivity(key, variant), s.sensitivity(key, reference)
+    return Measurement(a / b, n=len(s.lrs), method=f"Wortsman LR sensitivity, {variant} over {reference}, {where}",
+                       digits=2, detail=((variant, a, 3), (reference, b, 3)))
+
+
+def alpha_fit(s, variant, at):
+    """Slope of log std(q·k) on log d_k over every configuration (tuned rate; `at` an evaluation index)."""
+    xs, ys = [], []
+    for k in s.configs:
+        if not s.has(k, variant):
+            continue
+        lrs = s.lrs if at == 0 else [s.tuned(k, variant)]
+        vals = [np.mean(np.square([x for x in m["qk_std"][at] if x is not None] or [math.nan]))
+                for lr in lrs for m in s.seeds(k, variant, lr)]
+        std = math.sqrt(float(np.nanmean(vals))) if vals else math.nan
+        if std > 0 and math.isfinite(std):
+            xs.append(math.log(s.dk(k)))
+            ys.append(math.log(std))
+    if len(set(xs)) < 2:
+        return None
+    x, y = np.array(xs), np.array(ys)
+    slope, intercept = np.polyfit(x, y, 1)
+    if len(x) > 2:
+        resid = y - (slope * x + intercept)
+        se = math.sqrt(float(resid @ resid) / (len(x) - 2) / float(((x - x.mean()) ** 2).sum()))
+        half = student_t(Z95, len(x) - 2) * se
+    else:
+        half = None
+    return float(slope), half, len(x)
+
+
+def logit_alpha(results, variant="scaled", when="end"):
+    """The exponent α in std(q·k) ∝ d_k^α: ½ if q and k stay independent, 1 once they align (μP's case)."""
+    s = Sweep(results)
+    at = 0 if when == "init" else -1
+    fit = alpha_fit(s, variant, at)
+    if fit is None:
+        raise MeasureUnavailable(f"{variant}: fewer than two d_k with finite q·k statistics")
+    slope, half, n = fit
+    lo, hi = (slope - half, slope + half) if half is not None else (None, None)
+    return Measurement(slope, lo, hi, n, method=f"least-squares slope of log std(q·k) on log d_k, "
+                       f"{'step 0' if at == 0 else 'after training, tuned rate'}"
+                       + (", 95% t interval" if half is not None else ""), digits=2)
+
+
+# --- measures: the task battery ------------------------------------------------------------------
+
+
+class Battery:
+    def __init__(self, results):
+        self.b = results["battery"]
+
+    def task(self, task):
+        if task not in self.b["tasks"]:
+            raise MeasureUnavailable(f"no battery task '{task}'")
+        return self.b["tasks"][task]
+
+    def index(self, task, fraction):
+        steps = self.task(task)["checkpoints"]
+        i = max(0, min(len(steps) - 1, round(fraction * len(steps)) - 1))
+        return i, steps[i]
+
+    def seeds(self, task, scaling, d, optimizer, lr):
+        return [m for m in self.task(task)["models"]
+                if (m["scaling"], m["d_k"], m["optimizer"], m["lr"]) == (scaling, d, optimizer, lr)]
+
+    def lrs(self, optimizer):
+        return self.b["adam_lrs"] if optimizer == "adam" else self.b["sgd_lrs"]
+
+    def dim(self, d):
+        """A d_k by value, or by role: "largest" or "smallest" of the battery's."""
+        if d in ("largest", "smallest"):
+            return max(self.b["dims"]) if d == "largest" else min(self.b["dims"])
+        if d not in self.b["dims"]:
+            raise MeasureUnavailable(f"the battery trains d_k = {', '.join(map(str, self.b['dims']))}, not {d}")
+        return d
+
+    def mean(self, task, scaling, d, optimizer, lr, key, i):
+        vals = [m["curves"][key][i] for m in self.seeds(task, scaling, d, optimizer, lr)]
+        bad = INF if key == "loss" else 0.0
+        return float(np.mean([bad if v is None else v for v in vals]))
+
+    def best(self, task, scaling, d, optimizer, key, i):
+        """(value, rate): the lowest mean loss or the highest mean accuracy over the rates."""
+        pick = min if key == "loss" else max
+        return pick((self.mean(task, scaling, d, optimizer, lr, key, i), lr) for lr in self.lrs(optimizer))
+
+    def reach(self, task, scaling, d, optimizer, level):
+        """(fewest mean steps to `level` accuracy over the rates, rate); (None, None) if never."""
+        steps = self.task(task)["checkpoints"]
+        best = (None, None)
+        for lr in self.lrs(optimizer):
+            firsts = []
+            for m in self.seeds(task, scaling, d, optimizer, lr):
+                hit = [s for s, a in zip(steps, m["curves"]["acc"]) if a is not None and a >= level]
+                firsts.append(hit[0] if hit else None)
+            if None not in firsts and (best[0] is None or np.mean(firsts) < best[0]):
+                best = (float(np.mean(firsts)), lr)
+        return best
+
+
+def battery_excess_ratio(results, task, d_k="largest", budget=1.0, optimizer="adam", variant="unscaled",
+                         reference="scaled"):
+    """`variant`'s loss above the task's floor over `reference`'s, each at its best rate, after `budget`
+    (a fraction of the battery's steps; rates are constant, so a checkpoint is a shorter run)."""
+    b = Battery(results)
+    d_k = b.dim(d_k)
+    i, step = b.index(task, budget)
+    (lv, rv), (lr_, rr) = b.best(task, variant, d_k, optimizer, "loss", i), \
+        b.best(task, reference, d_k, optimizer, "loss", i)
+    ent = float(np.mean([m["curves"]["entropy"][i] or 0 for m in b.seeds(task, variant, d_k, optimizer, rv)]))
+    return Measurement(lv / lr_, n=b.b["seeds"], method=f"{task}, d_k = {d_k}, {optimizer}, {step} steps: excess "
+                       f"loss over the floor, {variant} over {reference}, each at its best rate", digits=2,
+                       detail=((f"excess loss, {variant}", f"{lv:.3g} at lr {lr_text(rv)}"),
+                               (reference, f"{lr_:.3g} at lr {lr_text(rr)}"),
+                               (f"attention entropy share, {variant}", ent, 2)))
+
+
+def battery_best_accuracy(results, task, d_k="largest", budget=1.0, optimizer="adam", variant="unscaled"):
+    """The best mean accuracy over the rates after `budget` (a fraction of the battery's steps)."""
+    b = Battery(results)
+    d_k = b.dim(d_k)
+    i, step = b.index(task, budget)
+    acc, lr = b.best(task, variant, d_k, optimizer, "acc", i)
+    return Measurement(acc, n=b.b["seeds"], method=f"{task}, d_k = {d_k}, {optimizer}, after {step} steps, "
+                       f"{variant} at its most accurate rate ({lr_text(lr)})", digits=3)
+
+
+def battery_error_excess(results, task, factor, points, d_k="largest", budget=1.0, optimizer="adam",
+                         variant="unscaled", reference="scaled"):
+    """Error rate of `variant` minus max(factor × `reference`'s, `reference`'s + points), best rates."""
+    b = Battery(results)
+    d_k = b.dim(d_k)
+    i, step = b.index(task, budget)
+    ev = 1 - b.best(task, variant, d_k, optimizer, "acc", i)[0]
+    er = 1 - b.best(task, reference, d_k, optimizer, "acc", i)[0]
+    return Measurement(ev - max(factor * er, er + points), n=b.b["seeds"],
+                       method=f"{task}, d_k = {d_k}, {optimizer}, {step} steps: error of {variant} minus "
+                       f"max({factor:g} × {reference}'s, {reference}'s + {points:g})", digits=3,
+                       detail=((f"best accuracy, {variant}", 1 - ev, 3), (reference, 1 - er, 3)))
+
+
+def battery_steps_ratio(results, task, d_k="largest", level=0.9, optimizer="adam", variant="unscaled",
+                        reference="scaled"):
+    """Fewest steps to `level` accuracy, `variant` over `reference` (checkpoint resolution); a lower
+    bound (the run's length over `reference`'s) when `variant` never gets there."""
+    b = Battery(results)
+    d_k = b.dim(d_k)
+    (sv, lv), (sr, lr_) = b.reach(task, variant, d_k, optimizer, level), b.reach(task, reference, d_k, optimizer,
+                                                                                    level)
+    if sr is None:
+        raise MeasureUnavailable(f"{reference} never reaches {level:.0%} on {task} at d_k = {d_k}")
+    total = b.task(task)["checkpoints"][-1]
+    value, lo = (sv / sr, None) if sv is not None else (total / sr, total / sr)
+    return Measurement(value, lo, None, b.b["seeds"], method=f"{task}, d_k = {d_k}, {optimizer}: steps to "
+                       f"{level:.0%} accuracy, {variant} over {reference}, each at its fastest rate"
+                       + ("" if sv is not None else f" (a lower bound: {variant} never got there)"), digits=2,
+                       detail=((variant, "never" if sv is None else f"{sv:.0f} at lr {lr_text(lv)}"),
+                               (reference, f"{sr:.0f} at lr {lr_text(lr_)}")))
+
+
+def battery_slowdown_growth(results, task, d_k="largest", small_d_k="smallest", level=0.9, optimizer="adam",
+                            variant="unscaled", reference="scaled"):
+    """How much more `variant` is slowed at `d_k` than at `small_d_k`: ratio of the two steps ratios."""
+    b = Battery(results)
+    d_k, small_d_k = b.dim(d_k), b.dim(small_d_k)
+    big = battery_steps_ratio(results, task, d_k, level, optimizer, variant, reference)
+    small = battery_steps_ratio(results, task, small_d_k, level, optimizer, variant, reference)
+    return Measurement(big.value / small.value, big.lo / small.value if big.lo else None, None, big.n,
+                       method=f"steps-to-{level:.0%} ratio at d_k = {d_k} over the ratio at d_k = {small_d_k}",
+                       digits=2, detail=((f"ratio at d_k = {d_k}", big.value, 2),
+                                         (f"at d_k = {small_d_k}", small.value, 2)))
+
+
+def battery_entropy(results, task, d_k="largest", budget=1.0, optimizer="adam", variant="unscaled",
+                    reference="scaled"):
+    """`variant`'s attention entropy share (1 is uniform) after `budget`, at its lowest-loss rate."""
+    b = Battery(results)
+    d_k = b.dim(d_k)
+    i, step = b.index(task, budget)
+
+    def at(v):
+        lr = b.best(task, v, d_k, optimizer, "loss", i)[1]
+        ms = b.seeds(task, v, d_k, optimizer, lr)
+        return (float(np.mean([m["curves"]["entropy"][i] or 0 for m in ms])),
+                float(np.mean([m["initial_entropy"] or 0 for m in ms])), lr)
+
+    (hv, h0, lr), (hr, _, lr_r) = at(variant), at(reference)
+    return Measurement(hv, n=b.b["seeds"], method=f"{task}, d_k = {d_k}, {optimizer}, step {step}: attention "
+                       f"entropy over uniform's, {variant} at its best rate ({lr_text(lr)})", digits=2,
+                       detail=((f"at step 1, {variant}", h0, 2), (f"{reference} at step {step}", hr, 2)))
+
+
+MEASURES = {
+    "stable_lr_ratio": stable_lr_ratio,
+    "safe_lr_ratio": safe_lr_ratio,
+    "steps_ratio": steps_ratio,
+    "instability_growth_misses": instability_growth_misses,
+    "divergence_excess": divergence_excess,
+    "unstable_configs": unstable_configs,
+    "nonfinite_runs": nonfinite_runs,
+    "test_excess": test_excess,
+    "learning_share": learning_share,
+    "entropy_extremity": entropy_extremity,
+    "not_faster_configs": not_faster_configs,
+    "slow_or_unstable_signs": slow_or_unstable_signs,
+    "summary_misses": summary_misses,
+    "halt_signs": halt_signs,
+    "worse_signs": worse_signs,
+    "best_lr_shift": best_lr_shift,
+    "lr_sensitivity": lr_sensitivity,
+    "sensitivity_ratio": sensitivity_ratio,
+    "logit_alpha": logit_alpha,
+    "battery_excess_ratio": battery_excess_ratio,
+    "battery_best_accuracy": battery_best_accuracy,
+    "battery_error_excess": battery_error_excess,
+    "battery_steps_ratio": battery_steps_ratio,
+    "battery_slowdown_growth": battery_slowdown_growth,
+    "battery_entropy": battery_entropy,
+}

@@ -1,0 +1,112 @@
+"""Parameters of the language-model family per profile, its variants, and the definitions it records by.
+
+Imports nothing heavy: the family's __init__ reads PARAMS when the families are listed.
+"""
+
+import platform
+from dataclasses import dataclass, field
+
+# The score conventions compared, in the order tables and figures show them: name and label.
+VARIANTS = (
+    ("scaled", "× 1/√d_k"),
+    ("unscaled", "× 1"),
+    ("inv_d", "× 1/d_k"),
+    ("mup", "μP: × 1/d_k, μP rates, W_q = 0"),
+    ("learned", "learnable, from 1/√d_k"),
+    ("learned_1", "learnable, from 1"),
+    ("learned_inv_d", "learnable, from 1/d_k"),
+    ("qk_ln", "QK-LayerNorm, × 1/√d_k"),
+    ("cosine", "cosine × learnable g"),
+    ("t5", "T5: × 1, W_q init ÷ √d_k"),
+)
+LABELS = dict(VARIANTS)
+NAMES = tuple(name for name, _ in VARIANTS)
+
+# AdamW, as GPT-style models are trained: decoupled weight decay on the matrices only.
+ADAMW_BETAS, ADAMW_EPS, WEIGHT_DECAY = (0.9, 0.95), 1e-8, 0.1
+WARMUP_FRACTION = 0.1  # linear warm-up over the first tenth of the steps
+FINAL_LR_FRACTION = 0.1  # then cosine decay to a tenth of the peak rate
+MLP_RATIO = 4
+# Divergence, on the validation loss (never on minibatch spikes): the held-out loss went
+# non-finite, rose above the untrained model's at some evaluation, or ended more than
+# DIVERGE_BITS above the best it reached (it lost at least one bit per byte it had learned).
+DIVERGE_BITS = 1.0
+SATURATED_ROW = 0.99  # a row is saturated when its largest weight exceeds this (thresholds.saturated_row)
+COLLAPSED_ENTROPY = 0.1  # a head has collapsed when its mean entropy is under a tenth of uniform's
+SIGNIFICANT = 4  # significant digits kept for logged numbers
+
+# The task battery: one attention layer on one-hot codes, each task with its attention optimum.
+TASKS = (
+    ("recall", "associative recall: attend to the one matching key (one-hot optimum)"),
+    ("histogram", "histogram: predict the distribution of the symbols seen (uniform optimum)"),
+    ("induction", "induction copy: the token that followed the query's earlier occurrence (one-hot)"),
+)
+BATTERY_SCALINGS = (("scaled", "× 1/√d_k"), ("unscaled", "× 1"), ("inv_d", "× 1/d_k"))
+BATTERY_OPTIMIZERS = ("adam", "sgd")
+
+
+@dataclass(frozen=True)
+class BatteryParams:
+    dims: tuple  # d_k of the one-layer models
+    adam_lrs: tuple  # constant Adam rates
+    sgd_lrs: tuple  # constant SGD rates (the SGD arm: no per-coordinate rescaling of gradients)
+    seeds: int  # independent models per cell
+    steps: int  # constant-rate steps: the loss at a checkpoint is that of a shorter budget
+    batch: int
+    checkpoints: int  # logged points, evenly spaced
+
+
+@dataclass(frozen=True)
+class LMParams:
+    width: int  # d_model of the main configuration (every variant is trained there)
+    heads: int  # heads of the main configuration
+    fixed_width_heads: tuple  # other head counts at the main width: d_k varied at fixed width
+    fixed_heads_widths: tuple  # other widths at the main head count: d_k varied at fixed heads
+    sweep_variants: tuple  # the variants trained at the other configurations too
+    layers: int
+    context: int  # bytes per training sequence
+    batch: int  # sequences per step
+    steps: int
+    evals: int  # validation points after step 0, evenly spaced
+    eval_windows: int  # the fixed validation set: this many windows of `context` bytes
+    test_windows: int  # the test set, scored once at the end
+    lrs: tuple  # AdamW peak rates
+    battery: BatteryParams
+    base_width: int = 32  # μP's base shape: its rates and readout multiplier are relative to it
+    seeds: int = 1  # independent models per (configuration, variant, rate) cell
+    python: str = field(default_factory=platform.python_version)  # the corpus is this Python's source
+
+
+def _grid(lo, hi, per_decade=3):
+    """Rates from 10**(lo / per_decade) to 10**(hi / per_decade), `per_decade` to a decade, 3 digits."""
+    return tuple(float(f"{10 ** (i / per_decade):.3g}") for i in range(lo, hi + 1))
+
+
+PARAMS = {
+    "quick": LMParams(
+        width=16, heads=2, fixed_width_heads=(4,), fixed_heads_widths=(32,),
+        sweep_variants=("scaled", "unscaled", "mup"), layers=2, context=16, batch=2, steps=24, evals=4,
+        eval_windows=4, test_windows=8, lrs=(3e-3, 3e-2),
+        battery=BatteryParams(dims=(8, 64), adam_lrs=(1e-2, 1e-1), sgd_lrs=(1.0,), seeds=1, steps=40, batch=8,
+                              checkpoints=4),
+        base_width=16,
+    ),
+    "standard": LMParams(
+        width=32, heads=2, fixed_width_heads=(4, 1), fixed_heads_widths=(16,),
+        sweep_variants=("scaled", "unscaled", "mup"), layers=2, context=32, batch=4, steps=100, evals=8,
+        eval_windows=12, test_windows=48, lrs=_grid(-6, 0),  # 0.01 … 1: two decades, past divergence
+        battery=BatteryParams(dims=(16, 256), adam_lrs=(3e-3, 1e-2, 3e-2, 1e-1), sgd_lrs=(1.0, 3.0),
+                              seeds=2, steps=240, batch=32, checkpoints=12),
+    ),
+    # Sized for one H100 by arithmetic (not run here): 130 models at the main configuration and
+    # 78 at each of the four others, ≈ 5 MFLOP per token per model, 4096 tokens a step, 2000
+    # steps: ≈ 22 PFLOP, about 12 minutes at 30 TFLOP/s of float32; the battery adds about one.
+    "full": LMParams(
+        width=128, heads=4, fixed_width_heads=(8, 2), fixed_heads_widths=(64, 256),
+        sweep_variants=("scaled", "unscaled", "inv_d", "mup", "qk_ln", "t5"), layers=4, context=128, batch=32,
+        steps=2000, evals=20, eval_windows=64, test_windows=512, lrs=_grid(-12, 0),  # 1e-4 … 1: four decades
+        battery=BatteryParams(dims=(16, 64, 256, 1024), adam_lrs=_grid(-9, -3), sgd_lrs=_grid(-3, 3),
+                              seeds=3, steps=2000, batch=64, checkpoints=20),
+        base_width=64,
+    ),
+}

@@ -1,0 +1,151 @@
+"""Language-model family, run: byte-level Transformers on the Python standard library, and the battery.
+
+For each configuration (width, heads) every variant × learning rate × seed is one model of one
+stack, trained at once; each model draws its own initialization and its own training windows
+(seeds independent per cell). The validation loss on a fixed set of held-out windows, and the
+attention statistics on it, are measured at step 0 and at `evals` evenly spaced steps; the test
+loss once at the end. Numbers only, as plain JSON-able values.
+"""
+
+import math
+
+from reportgen.experiments.lm.params import NAMES, SIGNIFICANT
+
+
+def _r(x):
+    """A float to SIGNIFICANT digits; NaN and inf as None (a diverged model)."""
+    return float(f"{x:.{SIGNIFICANT}g}") if math.isfinite(x) else None
+
+
+def _rows(tensor):
+    """(M, …) tensor -> per-model nested lists of rounded floats."""
+    values = tensor.detach().cpu().tolist()
+
+    def walk(v):
+        return [walk(x) for x in v] if isinstance(v, list) else _r(v)
+
+    return [walk(v) for v in values]
+
+
+def configurations(params):
+    """(width, heads, variants) of every configuration: the main one first, then the d_k sweeps."""
+    out = [(params.width, params.heads, NAMES)]
+    out += [(params.width, h, params.sweep_variants) for h in params.fixed_width_heads]
+    out += [(w, params.heads, params.sweep_variants) for w in params.fixed_heads_widths]
+    return out
+
+
+def windows(tokens, starts, length):
+    """Windows of `length` tokens at `starts` (any shape): starts.shape + (length,)."""
+    import torch
+
+    return tokens[starts.unsqueeze(-1) + torch.arange(length, device=tokens.device)]
+
+
+def fixed_starts(tokens, count, length, device):
+    """`count` evenly spaced window starts over a split: the same set for every model."""
+    import torch
+
+    return torch.linspace(0, len(tokens) - length - 1, count, device=device).long()
+
+
+def train_configuration(params, seed, device, data, vocab, width, heads, variants):
+    """Every variant × rate × seed of one configuration as one stack; its per-model summaries."""
+    import torch
+
+    from reportgen.experiments.lm import model
+    from reportgen.sampling import generator
+
+    T, B, steps = params.context, params.batch, params.steps
+    cells = model.order_grid([(v, lr, s) for v in variants for lr in params.lrs for s in range(params.seeds)],
+                             width // heads, T)
+    cfg = model.Config(width, heads, params.layers, T, vocab, params.base_width, cells, device)
+
+    def stream(cell, what):
+        return generator(device, seed, "lm", width, heads, *cell, what)
+
+    P = model.init_params(cfg, [stream(c, "init") for c in cells], device)
+    train = data["train"]
+    starts = torch.stack([torch.randint(len(train) - T - 1, (steps, B), generator=stream(c, "data"), device=device)
+                          for c in cells], 1)  # (steps, M, B)
+    x_val = windows(data["validation"], fixed_starts(data["validation"], params.eval_windows, T + 1, device), T + 1)
+    x_val = x_val.expand(cfg.M, -1, -1)
+    eval_at = [round(steps * (e + 1) / params.evals) for e in range(params.evals)]
+    log = {k: [] for k in ("val", "max_logit", "entropy", "saturated", "qk_std", "qk_ratio", "cos", "grad",
+                           "grad_qk")}
+
+    def evaluate(step, P, grads):
+        with torch.no_grad():
+            loss, layers = model.forward(P, cfg, x_val, probe=True)
+            log["val"].append(loss / math.log(2))
+            log["max_logit"].append(torch.stack([s["max_logit"] for s in layers]).amax(0))
+            log["entropy"].append(torch.cat([s["entropy"] for s in layers], 1))  # (M, L·H)
+            log["saturated"].append(torch.stack([s["saturated"] for s in layers]).mean(0))
+            for k in ("qk_std", "qk_ratio", "cos"):
+                log[k].append(torch.stack([s[k] for s in layers], 1))  # (M, L)
+            if grads is not None:
+                block, qk = model.layer_grad_norms(list(P), grads, cfg.L)
+                log["grad"].append(block.T)
+                log["grad_qk"].append(qk.T)
+
+    evaluate(0, P, None)
+    losses = model.train_batched(P, cfg, lambda step: windows(train, starts[step], T + 1), steps,
+                                 set(eval_at), evaluate)
+    with torch.no_grad():
+        x_test = windows(data["test"], fixed_starts(data["test"], params.test_windows, T + 1, device), T + 1)
+        test = torch.stack([model.forward(P, cfg, chunk.expand(cfg.M, -1, -1)) for chunk in x_test.split(16)])
+        sizes = torch.tensor([len(c) for c in x_test.split(16)], device=device, dtype=test.dtype)
+        test_bits = (test * sizes.view(-1, 1)).sum(0) / sizes.sum() / math.log(2)
+    bounds = [0] + eval_at
+    train_bits = torch.stack([losses[a:b].mean(0) for a, b in zip(bounds, bounds[1:])], 1) / math.log(2)
+
+    def series(key):
+        return _rows(torch.stack(log[key], 1))  # (M, evals, …)
+
+    curves = {k: series(k) for k in log}
+    # the score factor each head ends with, × √d_k (1 is the standard scale)
+    mult = _rows(torch.cat([P[f"l{i}.logm"].detach().exp() for i in range(cfg.L)], 1) * math.sqrt(cfg.dk))
+    models = []
+    for i, (v, lr, s) in enumerate(cells):
+        models.append({
+            "variant": v, "lr": lr, "seed": s,
+            "test_bits": _r(test_bits[i].item()),
+            "train_bits": _rows(train_bits[i]),
+            **{k: curves[k][i] for k in curves},
+            "mult": mult[i],
+        })
+    return {"width": width, "heads": heads, "d_k": width // heads, "models": models}
+
+
+def run(params, seed, device, progress):
+    """Train every configuration's stack, then the task battery; plain numbers out."""
+    import torch
+
+    from reportgen.experiments.lm import battery, corpus
+
+    text, vocabulary, provenance = corpus.read()
+    data = {s: corpus.encode(text[s], vocabulary, device) for s in corpus.SPLITS}
+    # Saturated softmaxes produce subnormal floats, which the CPU handles far slower;
+    # flushing them to zero changes nothing above 1e-38.
+    flushed = torch.set_flush_denormal(True)
+    try:
+        configs = [train_configuration(params, seed, device, data, len(vocabulary), w, h, variants)
+                   for w, h, variants in progress(configurations(params), "lm: configurations, models batched")]
+        tasks = battery.run(params.battery, seed, device, progress)
+    finally:
+        if flushed:
+            torch.set_flush_denormal(False)
+    return {
+        "corpus": provenance,
+        "model": {"layers": params.layers, "context": params.context, "batch": params.batch,
+                  "steps": params.steps, "base_width": params.base_width, "seeds": params.seeds},
+        "main": {"width": params.width, "heads": params.heads},
+        "lrs": list(params.lrs),
+        "eval_steps": [0] + [round(params.steps * (e + 1) / params.evals) for e in range(params.evals)],
+        "eval_tokens": params.eval_windows * params.context,
+        "test_tokens": params.test_windows * params.context,
+        "configs": configs,
+        "battery": {"dims": list(params.battery.dims), "adam_lrs": list(params.battery.adam_lrs),
+                    "sgd_lrs": list(params.battery.sgd_lrs), "seeds": params.battery.seeds,
+                    "steps": params.battery.steps, "batch": params.battery.batch, "tasks": tasks},
+    }

@@ -1,0 +1,192 @@
+"""Language-model family, tables: its data tables and where its claims table sits, from results alone."""
+
+import math
+
+import numpy as np
+
+from reportgen.experiments.lm import PART_ATTENTION, PART_BATTERY, PART_CORPUS, PART_SWEEP, PART_VERDICTS
+from reportgen.experiments.lm.measures import (
+    Battery,
+    Sweep,
+    alpha_fit,
+    collapsed_share,
+    diverged,
+    lr_text,
+    mean_entropy,
+    name,
+    peak_logit,
+)
+from reportgen.experiments.lm.params import (
+    BATTERY_SCALINGS,
+    COLLAPSED_ENTROPY,
+    DIVERGE_BITS,
+    LABELS,
+    NAMES,
+    SATURATED_ROW,
+    TASKS,
+)
+from reportgen.family import ClaimTable, Table
+from reportgen.formatting import fmt
+
+
+def _num(x, digits=2):
+    return "—" if x is None or (isinstance(x, float) and not math.isfinite(x)) else fmt(x, digits)
+
+
+def ordered(s, variants=NAMES):
+    """(configuration, variant) pairs: the main configuration first, then the sweeps by d_k."""
+    keys = [s.main] + sorted((k for k in s.configs if k != s.main), key=lambda k: (s.dk(k), k[0]))
+    return [(k, v) for k in keys for v in variants if s.has(k, v)]
+
+
+def corpus_table(results):
+    c, m = results["corpus"], results["model"]
+    rows = (
+        ("Python", f"{c['implementation']} {c['python']}"),
+        ("modules read", f"{c['modules']} of {c['pinned']} pinned" + (f"; missing: {', '.join(c['missing'])}"
+                                                                      if c["missing"] else "")),
+        ("bytes (train / validation / test)", " / ".join(f"{c['split_bytes'][k]:,}".replace(",", " ")
+                                                           for k in ("train", "validation", "test"))),
+        ("validation modules", ", ".join(c["held_out"]["validation"])),
+        ("test modules", ", ".join(c["held_out"]["test"])),
+        ("SHA-256 of the modules read", c["sha256"]),
+        ("vocabulary", f"{c['vocabulary']} byte values (those the corpus holds)"),
+        ("model", f"{m['layers']} pre-LayerNorm blocks, context {m['context']} bytes, MLP × 4, GELU"),
+        ("training", f"{m['steps']} AdamW steps of {m['batch']} windows; {m['seeds']} seed(s) per cell"),
+        ("evaluation", f"validation: {results['eval_tokens']} fixed bytes at steps "
+                       f"{', '.join(map(str, results['eval_steps']))}; test: {results['test_tokens']} bytes "
+                       "at the end"),
+    )
+    return Table("lm-corpus", "The corpus, read from this machine's Python", "Whole modules are split; the "
+                 "hash covers every module read, so two reports with the same hash trained on the same bytes.",
+                 ("", ""), rows, PART_CORPUS)
+
+
+def sweep_table(results):
+    s = Sweep(results)
+    rows = []
+    for k, v in ordered(s):
+        tuned = s.tuned(k, v)
+        div, n = s.diverged_count(k, v)
+        rows.append((
+            f"{k[0]} / {k[1]} / {s.dk(k)}", LABELS[v], lr_text(tuned), _num(s.best_loss(k, v), 3),
+            _num(s.test_bits(k, v), 3), f"{div} of {n}", lr_text(s.largest_stable(k, v)),
+            _num(s.sensitivity(k, v), 3),
+        ))
+    return Table(
+        "lm-sweep",
+        "Each variant at its tuned rate, its stability over the rates, and its learning-rate sensitivity",
+        f"{len(s.lrs)} AdamW peak rates from {lr_text(min(s.lrs))} to {lr_text(max(s.lrs))}. Tuned rate: lowest "
+        "final validation loss. Diverged: the validation loss went non-finite, rose above the untrained "
+        f"model's at some evaluation, or ended over {DIVERGE_BITS:g} bit/byte above its best. Sensitivity "
+        "(Wortsman et al. 2023): mean over the rates of min(final, initial) minus the best final, bits/byte.",
+        ("width / heads / d_k", "scores", "tuned lr", "val bits/byte", "test bits/byte", "diverged",
+         "largest stable lr", "LR sensitivity"),
+        tuple(rows), PART_SWEEP,
+    )
+
+
+def attention_table(results):
+    s = Sweep(results)
+    rows = []
+    for k, v in ordered(s):
+        ms = s.seeds(k, v, s.tuned(k, v))
+
+        def mean(f):
+            vals = [f(m) for m in ms]
+            vals = [x for x in vals if x is not None and math.isfinite(x)]
+            return float(np.mean(vals)) if vals else math.nan
+
+        def layers(key, at):
+            return mean(lambda m: float(np.mean([x for x in m[key][at] if x is not None] or [math.nan])))
+
+        rows.append((
+            f"{k[0]} / {k[1]} / {s.dk(k)}", LABELS[v],
+            f"{_num(mean(lambda m: m['max_logit'][0]), 1)} → {_num(mean(peak_logit), 1)}",
+            f"{_num(mean(lambda m: mean_entropy(m, 0)))} → {_num(mean(mean_entropy))}",
+            _num(mean(collapsed_share)), _num(mean(lambda m: m["saturated"][-1]), 3),
+            f"{_num(layers('qk_std', 0), 1)} → {_num(layers('qk_std', -1), 1)}",
+            f"{_num(layers('qk_ratio', -1))}; {_num(layers('cos', -1))}",
+            _num(mean(lambda m: float(np.mean(m["mult"]))), 2),
+        ))
+    return Table(
+        "lm-attention",
+        "Attention at the tuned rate: logit growth, entropy, and the premise during training",
+        "Step 0 → end (or peak). max |logit|: the largest softmax input on the evaluation windows. "
+        f"Entropy: mean over heads and rows of H/ln(keys); collapsed heads (Zhai et al. 2023): under "
+        f"{COLLAPSED_ENTROPY:g}. Saturated rows: largest weight above {SATURATED_ROW}. std(q·k): the raw "
+        "dot product (no factor) over pairs of distinct positions; E[(q·k)²] over its value were q and k "
+        "independent, and the mean cos(q, k): 1 and 0 under the premise, larger as q and k align. "
+        "Multiplier: the final score factor × √d_k (1 is the standard scale).",
+        ("width / heads / d_k", "scores", "max |logit|", "entropy", "collapsed", "saturated rows", "std(q·k)",
+         "(q·k)² ratio; cos", "factor × √d_k"),
+        tuple(rows), PART_ATTENTION,
+    )
+
+
+def alpha_table(results):
+    s = Sweep(results)
+    rows = []
+    for v in NAMES:
+        if sum(s.has(k, v) for k in s.configs) < 2:
+            continue
+        cells = []
+        for at in (0, -1):
+            fit = alpha_fit(s, v, at)
+            cells.append("—" if fit is None else (f"{fit[0]:.2f}" + (f" ± {fit[1]:.2f}" if fit[1] else "")))
+        rows.append((LABELS[v], *cells, str(sum(s.has(k, v) for k in s.configs))))
+    return Table(
+        "lm-alpha",
+        "The exponent α in std(q·k) ∝ d_k^α, at initialization and after training",
+        "Least-squares slope of log std(q·k) on log d_k over every configuration trained (± a 95% t "
+        "half-width when three or more). Independent unit-variance components predict ½; once q and k "
+        "align, μP's argument predicts 1. After training: each configuration at its tuned rate.",
+        ("scores", "α at step 0", "α after training", "configurations"), tuple(rows), PART_ATTENTION,
+    )
+
+
+def battery_table(results):
+    b = Battery(results)
+    rows = []
+    tasks = b.b["tasks"]
+    for task, _ in TASKS:
+        if task not in tasks:
+            continue
+        steps = tasks[task]["checkpoints"]
+        third = max(0, round(len(steps) / 3) - 1)
+        for d in b.b["dims"]:
+            for opt in ("adam", "sgd"):
+                for s, label in BATTERY_SCALINGS:
+                    (l1, _), (l2, lr) = b.best(task, s, d, opt, "loss", third), b.best(task, s, d, opt, "loss", -1)
+                    acc = b.best(task, s, d, opt, "acc", -1)[0]
+                    ent = float(np.mean([m["curves"]["entropy"][-1] or 0 for m in b.seeds(task, s, d, opt, lr)]))
+                    rows.append((task, str(d), opt, label, f"{_num(l1, 3)} → {_num(l2, 3)}",
+                                 "—" if task == "histogram" else f"{100 * acc:.1f}", _num(ent), lr_text(lr)))
+    return Table(
+        "lm-battery",
+        "One attention layer on three tasks: recall and induction want one-hot attention, the histogram uniform",
+        f"Loss above the task's floor (nats), best over the rates, after {steps[third]} and {steps[-1]} "
+        f"constant-rate steps (a checkpoint is a shorter run); accuracy and the attention entropy share "
+        f"(1 is uniform) at the end, at the best rate; {b.b['seeds']} seed(s) per cell.",
+        ("task", "d_k", "optimizer", "scores", "excess loss", "accuracy %", "entropy share", "best lr"),
+        tuple(rows), PART_BATTERY,
+    )
+
+
+def tables(results):
+    """The section's tables in reading order: data tables and the claims-table slot."""
+    return [
+        corpus_table(results),
+        sweep_table(results),
+        attention_table(results),
+        alpha_table(results),
+        battery_table(results),
+        ClaimTable(
+            "lm-verdicts",
+            "The documents' training claims against the language model and the battery",
+            "Every row compares variants each at its own learning rates. The profile's budget is in "
+            "the section's first table; a verdict that holds only at some budget or on some task says "
+            "so in its rows (summary rows collect the settings).",
+            PART_VERDICTS,
+        ),
+    ]

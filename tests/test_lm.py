@@ -1,0 +1,185 @@
+"""The language-model family: its corpus, batched training equal to per-model training, the premise at
+initialization, its measures on synthetic runs, the quick run and its verdicts."""
+
+import json
+import math
+
+import pytest
+import torch
+from conftest import judged_claims, quick_results
+
+from reportgen.claims import catalog
+from reportgen.experiments.lm import EXPERIMENT, battery, corpus, model
+from reportgen.experiments.lm import measures as M
+from reportgen.experiments.lm import run as R
+from reportgen.experiments.lm.params import NAMES, PARAMS
+from reportgen.sampling import generator
+
+VOCAB = 20
+
+
+def _stack(cells, width=16, heads=2, context=8, base=16):
+    cells = model.order_grid(cells, width // heads, context)
+    cfg = model.Config(width, heads, 2, context, VOCAB, base, cells, "cpu")
+    P = model.init_params(cfg, [generator("cpu", 0, "test", *c) for c in cells], "cpu")
+    return cfg, P
+
+
+def _batches(cfg, steps, batch=3):
+    g = generator("cpu", 0, "test-data")
+    x = torch.randint(VOCAB, (steps, cfg.M, batch, cfg.T + 1), generator=g)
+    return lambda step: x[step]
+
+
+def test_batched_training_equals_per_model_training():
+    """One stack of models trains exactly as each model alone with torch.optim.AdamW."""
+    cells = [("scaled", 3e-2, 0), ("qk_ln", 1e-2, 0), ("cosine", 5e-2, 0), ("mup", 3e-2, 0),
+             ("learned_1", 3e-2, 0), ("t5", 1e-2, 0)]
+    cfg, P = _stack(cells, width=32)  # width 2 × base: μP's rates and readout differ from SP's
+    batches, steps = _batches(cfg, 5), 5
+    looped = model.train_looped(P, cfg, batches, steps)  # copies the weights it trains
+    batched = model.train_batched({k: v.detach().clone() for k, v in P.items()}, cfg, batches, steps)
+    torch.testing.assert_close(batched, looped, rtol=2e-4, atol=2e-5)
+
+
+def test_fused_cross_entropy_matches_torch():
+    logits = torch.randn(3, 7, 11, dtype=torch.float64, requires_grad=True)
+    target = torch.randint(11, (3, 7))
+    ours = model.fused_cross_entropy(logits, target)
+    ref = torch.nn.functional.cross_entropy(logits.flatten(0, 1), target.flatten(), reduction="none").view(3, 7)
+    torch.testing.assert_close(ours, ref)
+    w = torch.rand(3, 7, dtype=torch.float64)
+    torch.testing.assert_close(torch.autograd.grad((ours * w).sum(), logits)[0],
+                               torch.autograd.grad((ref * w).sum(), logits)[0])
+
+
+def test_cells_draw_independent_weights():
+    cfg, P = _stack([("scaled", 1e-2, 0), ("scaled", 3e-2, 0)])
+    assert not torch.equal(P["emb"][0], P["emb"][1])
+
+
+def test_variant_initializations():
+    """μP zeroes the queries; T5 divides them by √d_k; a learnable factor starts where its name says."""
+    cfg, P = _stack([("scaled", 1e-2, 0), ("mup", 1e-2, 0), ("t5", 1e-2, 0), ("learned_1", 1e-2, 0)], width=32)
+    names = [c[0] for c in cfg.cells]
+    D, dk = cfg.D, cfg.dk
+    q = P["l0.wqkv"][:, :, :D]
+    assert torch.count_nonzero(q[names.index("mup")]) == 0
+    ratio = q[names.index("t5")].std() / q[names.index("scaled")].std()
+    assert ratio.item() == pytest.approx(dk**-0.5, rel=0.15)
+    assert P["l0.logm"][names.index("learned_1")].abs().max() == 0
+    assert P["l0.logm"][names.index("scaled")][0].item() == pytest.approx(-0.5 * math.log(dk))
+    assert cfg.hidden_lr[names.index("mup")].item() == pytest.approx(0.5)  # width 32 against base 16
+
+
+def test_unscaled_scores_start_with_variance_dk():
+    """The documents' premise holds at step 0: std(q·k) ≈ √d_k over pairs of positions."""
+    cfg, P = _stack([("unscaled", 1e-2, 0)], width=64, heads=1, context=16, base=64)
+    x = _batches(cfg, 1, batch=16)(0)
+    with torch.no_grad():
+        _, stats = model.forward(P, cfg, x, probe=True)
+    assert stats[0]["qk_std"].item() == pytest.approx(8.0, rel=0.25)
+
+
+def test_corpus_is_pinned_split_by_module_and_skips_missing(tmp_path):
+    assert list(corpus.MODULES) == sorted(corpus.MODULES) and len(set(corpus.MODULES)) == len(corpus.MODULES)
+    for name in corpus.MODULES[:12]:
+        (tmp_path / f"{name}.py").write_bytes(f"# {name}\nx = 1\n".encode())
+    text, vocabulary, prov = corpus.read(str(tmp_path))
+    assert prov["modules"] == 12 and len(prov["missing"]) == len(corpus.MODULES) - 12
+    assert set(prov["held_out"]["validation"]).isdisjoint(prov["held_out"]["test"])
+    assert all(text[s] for s in corpus.SPLITS) and len(prov["sha256"]) == 64
+    assert set(b"".join(text.values())) == set(vocabulary)
+    ids = corpus.encode(text["test"], vocabulary, "cpu")
+    assert ids.min() >= 0 and ids.max() < len(vocabulary) and len(ids) == len(text["test"])
+
+
+def test_battery_targets():
+    """The histogram's target is the symbols' distribution; recall and induction have one answer each."""
+    g = generator("cpu", 0, "test-battery")
+    hist = battery.make_batches("histogram", g, 2, 1, 4, "cpu")
+    assert torch.allclose(hist["target"].sum(-1), torch.ones(2, 1, 4))
+    ind = battery.make_batches("induction", g, 2, 1, 64, "cpu")
+    prev, own = ind["codes"][..., 0], ind["codes"][..., 1] - 16
+    match = prev == ind["query"].unsqueeze(-1)  # exactly one earlier occurrence of the query
+    assert (match.sum(-1) == 1).all()
+    assert torch.equal(own[match], ind["target"].argmax(-1).flatten())
+
+
+# --- measures on synthetic runs -------------------------------------------------------------
+
+
+def _model(variant, lr, val, test=3.0):
+    return {"variant": variant, "lr": lr, "seed": 0, "val": val, "test_bits": test,
+            "max_logit": [1.0] * len(val), "entropy": [[0.5, 0.5]] * len(val)}
+
+
+def _results(models, lrs):
+    return {"lrs": lrs, "eval_steps": [0, 10, 20], "main": {"width": 8, "heads": 1},
+            "configs": [{"width": 8, "heads": 1, "d_k": 8, "models": models}]}
+
+
+def test_divergence_is_read_on_the_validation_loss():
+    assert not M.diverged(_model("scaled", 1, [8.0, 5.0, 4.0]))
+    assert M.diverged(_model("scaled", 1, [8.0, 30.0, 4.5]))  # blew up, then recovered
+    assert M.diverged(_model("scaled", 1, [8.0, 4.0, 5.5]))  # lost over a bit of what it learned
+    assert M.diverged(_model("scaled", 1, [8.0, None, None]))
+
+
+def test_lr_sensitivity_is_wortsmans():
+    """Mean over rates of min(final, initial) minus the best final; a diverged run counts its start."""
+    lrs = [0.1, 1.0, 10.0]
+    models = [_model("scaled", 0.1, [8.0, 5.0, 4.0]), _model("scaled", 1.0, [8.0, 3.5, 3.0]),
+              _model("scaled", 10.0, [8.0, None, None])]
+    s = M.Sweep(_results(models, lrs))
+    assert s.sensitivity((8, 1), "scaled") == pytest.approx((4.0 + 3.0 + 8.0) / 3 - 3.0)
+    assert s.tuned((8, 1), "scaled") == 1.0 and s.largest_stable((8, 1), "scaled") == 1.0
+
+
+def test_steps_to_target_interpolates():
+    m = _model("scaled", 1, [8.0, 6.0, 4.0])
+    assert M.steps_to(m, 5.0, [0, 10, 20]) == pytest.approx(15.0)
+    assert M.steps_to(m, 3.0, [0, 10, 20]) is None
+
+
+# --- the quick run ----------------------------------------------------------------------------
+
+
+def test_quick_results_are_plain_and_complete():
+    results = quick_results("lm")
+    assert len(json.dumps(results)) < 200_000
+    configs = R.configurations(PARAMS["quick"])
+    assert [(c["width"], c["heads"]) for c in results["configs"]] == [(w, h) for w, h, _ in configs]
+    main = results["configs"][0]
+    assert {m["variant"] for m in main["models"]} == set(NAMES)
+    model_ = main["models"][0]
+    assert len(model_["val"]) == len(results["eval_steps"]) == PARAMS["quick"].evals + 1
+    assert results["corpus"]["python"] and results["corpus"]["sha256"]
+    assert set(results["battery"]["tasks"]) == {"recall", "histogram", "induction"}
+
+
+def test_tables_and_claims_slot():
+    from reportgen.family import ClaimTable
+
+    layout = EXPERIMENT.tables(quick_results("lm"))
+    assert [t.slug for t in layout if isinstance(t, ClaimTable)] == ["lm-verdicts"]
+    assert all(t.rows for t in layout if not isinstance(t, ClaimTable))
+
+
+def test_measures_by_role_read_every_profile():
+    results = quick_results("lm")
+    for name, args in (("stable_lr_ratio", {}), ("lr_sensitivity", {}), ("logit_alpha", {"when": "init"}),
+                       ("battery_excess_ratio", {"task": "histogram"}), ("best_lr_shift", {})):
+        m = M.MEASURES[name](results, **args)
+        assert m.value is not None and math.isfinite(m.value), name
+    with pytest.raises(M.MeasureUnavailable):
+        M.battery_excess_ratio(results, "histogram", d_k=12345)
+
+
+def test_quick_verdicts_are_the_recorded_ones():
+    """Every lm claim, judged on the quick run, gets the verdict its data entry expects."""
+    claims = catalog().of_family("lm")
+    judged = judged_claims("lm")
+    assert claims and set(judged) == {c.id for c in claims}
+    changed = {c.id: judged[c.id].verdict for c in claims if judged[c.id].verdict != c.expected_for("quick")}
+    assert not changed, changed
