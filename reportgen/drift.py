@@ -35,7 +35,7 @@ TEXT_LIMIT = 20  # items per list in the text output (the JSON has them all)
 
 NONFINITE_STRINGS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf, "infinity": math.inf, "-infinity": -math.inf}
 
-VERDICTS = ("confirmed", "contradicted", "unverifiable")
+VERDICTS = ("confirmed", "partly", "contradicted", "inconclusive", "unverifiable")  # as reportgen.judge
 SCHEMA_VERSION = 2
 
 

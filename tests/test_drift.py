@@ -297,7 +297,7 @@ def test_real_results_against_itself_and_a_flip(quick_build):
     doc = quick_build.results
     same = drift.compare(doc, copy.deepcopy(doc))
     assert drift.exit_code(same) == 0 and same.leaves_changed == 0
-    assert same.checks_compared == sum(quick_build.results["verdicts"].values()) == len(doc["claims"])
+    assert same.checks_compared == len(doc["claims"])
     assert same.intervals_compared > 0  # measurements with intervals, read as numbers
     assert same.leaves_compared > 100
 

@@ -27,7 +27,7 @@ from reportgen.formatting import fmt, fmt_count, fmt_interval
 from reportgen.sources import Source
 from reportgen.stats import Z95, wilson_interval
 
-TRAINING_CLAIMS = "Training with and without the scale: associative recall › The documents' training claims"
+LM_CLAIMS = "Training with and without the scale: a byte-level language model › The documents' training claims, on this evidence"
 
 # Statements of the same sections whose check lives in another section: source, statement,
 # section › part (the printed values themselves are in that family's claims).
@@ -44,13 +44,12 @@ ELSEWHERE = (
      "Temperature and the alternatives to √d_k › softmax(s/T) from T = 0.01 to 1000"),
     (Source("000", "Deep Networks"), "Saturated attention in early layers creates severe gradient bottlenecks",
      "Gradients through the softmax and through attention › A stack of pre-LayerNorm attention blocks"),
-    (Source("000", "Low Learning Rates"), "Unscaled attention requires much smaller learning rates",
-     "Training with and without the scale: associative recall"),
-    (Source("000", "Summary"), "Learning, with scaling: Stable training", TRAINING_CLAIMS),
-    (Source("001", "Summary"), "Scaled attention: Stable training", TRAINING_CLAIMS),
-    (Source("003", "Summary"), "Training behavior: unstable / slow vs stable / fast", TRAINING_CLAIMS),
+    (Source("000", "Low Learning Rates"), "Unscaled attention requires much smaller learning rates", LM_CLAIMS),
+    (Source("000", "Summary"), "Learning, with scaling: Stable training", LM_CLAIMS),
+    (Source("001", "Summary"), "Scaled attention: Stable training", LM_CLAIMS),
+    (Source("003", "Summary"), "Training behavior: unstable / slow vs stable / fast", LM_CLAIMS),
     (Source("004", "4. Performance Comparison"),
-     "Training Stability: Poor / High Risk of Divergence vs High / Faster Convergence", TRAINING_CLAIMS),
+     "Training Stability: Poor / High Risk of Divergence vs High / Faster Convergence", LM_CLAIMS),
 )
 # 001's exercises: number, question, where the answer is (None: answered in this section).
 EXERCISES = (
