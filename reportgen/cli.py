@@ -1,12 +1,108 @@
 """Command line: parse options, load the config, call the core, turn errors into one line."""
 
+import difflib
 import functools
+import os
 
 import click
 
 from reportgen import __version__
+from reportgen.config import DEVICES, FORMATS, MAX_SEED, MAX_THREADS
 from reportgen.diff_command import diff
 from reportgen.errors import ReportgenError
+from reportgen.family import PROFILES
+
+
+def _experiment_names():
+    from reportgen.experiments import EXPERIMENTS  # the registry only: no torch, no matplotlib
+
+    return tuple(EXPERIMENTS)
+
+
+def _unknown(kind, value, choices):
+    hint = difflib.get_close_matches(value, choices, n=1)
+    extra = f"; did you mean '{hint[0]}'?" if hint else ""
+    return f"unknown {kind} '{value}', expected one of {', '.join(choices)}{extra}"
+
+
+class Choice(click.Choice):
+    """click.Choice whose error names the nearest choice ("did you mean …?")."""
+
+    def __init__(self, choices, kind):
+        super().__init__(choices)
+        self.kind = kind
+
+    def convert(self, value, param, ctx):
+        if value in self.choices:
+            return value
+        self.fail(_unknown(self.kind, value, tuple(self.choices)), param, ctx)
+
+
+class NameList(click.ParamType):
+    """A comma-separated list of names from a fixed set (given lazily): "a,b"."""
+
+    name = "names"
+
+    def __init__(self, choices, kind):
+        self._choices = choices  # a tuple, or a function returning one (read when needed)
+        self.kind = kind
+
+    @property
+    def choices(self):
+        return tuple(self._choices() if callable(self._choices) else self._choices)
+
+    def get_metavar(self, param, ctx):
+        return "[" + "|".join(self.choices) + "],..."
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, tuple):
+            return value
+        names = tuple(dict.fromkeys(v.strip() for v in str(value).split(",") if v.strip()))
+        if not names:
+            self.fail(f"expected at least one {self.kind}: {', '.join(self.choices)}", param, ctx)
+        for name in names:
+            if name not in self.choices:
+                self.fail(_unknown(self.kind, name, self.choices), param, ctx)
+        return names
+
+    def shell_complete(self, ctx, param, incomplete):
+        done, _, last = incomplete.rpartition(",")
+        prefix = f"{done}," if done else ""
+        taken = set(done.split(","))
+        return [click.shell_completion.CompletionItem(prefix + c) for c in self.choices
+                if c.startswith(last) and c not in taken]
+
+
+class LazyChoice(Choice):
+    """A Choice whose choices (the registered experiments) are read only when needed."""
+
+    def __init__(self, choices, kind):
+        self._source = choices
+        self.kind = kind
+        self.case_sensitive = True
+
+    @property
+    def choices(self):
+        return self._source()
+
+    @choices.setter
+    def choices(self, value):  # click.Choice.__init__ assigns it; never called here
+        self._source = lambda: tuple(value)
+
+
+class OneLineUsage(click.Group):
+    """Usage errors of a subcommand as one line, like every other error of reportgen."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:
+            if exc.ctx is None:
+                raise
+            where = exc.ctx.command_path
+            one = click.UsageError(f"{exc.format_message()} (see '{where} --help')")
+            one.exit_code = exc.exit_code
+            raise one from None
 
 
 class CleanError(click.ClickException):
@@ -60,10 +156,14 @@ def guarded(func):
 def selection_options(func):
     """Options shared by every command that runs experiments."""
     options = [
-        click.option("--profile", type=str, help="quick (tests, CI smoke), standard (default) or full (10-100x larger, for a GPU)."),
-        click.option("--device", type=str, help="auto (CUDA when present, else CPU), cpu or cuda."),
-        click.option("--seed", type=int, help="Run seed (default 0); same seed, profile and device give the same numbers."),
-        click.option("--threads", type=int, help="torch CPU threads (default 1: no OpenMP spin contention on small shared machines)."),
+        click.option("--profile", type=Choice(PROFILES, "profile"),
+                     help="Problem sizes: quick (tests, CI smoke), standard (default) or full (10-100x larger, for a GPU)."),
+        click.option("--device", type=Choice(DEVICES, "device"),
+                     help="auto (CUDA when present, else CPU; the default), cpu or cuda."),
+        click.option("--seed", type=click.IntRange(0, MAX_SEED),
+                     help="Run seed (default 0); same seed, profile and device give the same numbers."),
+        click.option("--threads", type=click.IntRange(1, MAX_THREADS),
+                     help="torch CPU threads (default 1: no OpenMP spin contention on small shared machines)."),
         click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False),
                      help="TOML file with a [tool.reportgen] table (default: ./pyproject.toml)."),
         click.option("--no-cache", "no_cache", is_flag=True, default=None, help="Recompute every experiment (refreshes the cache)."),
@@ -72,6 +172,9 @@ def selection_options(func):
     for option in reversed(options):
         func = option(func)
     return func
+
+
+ONLY = NameList(_experiment_names, "experiment")
 
 
 def load_config(config_file, **flags):
@@ -83,21 +186,25 @@ def load_config(config_file, **flags):
     return config.load(config_file, flags, EXPERIMENTS)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=OneLineUsage, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="reportgen")
-def main():
+@click.pass_context
+def main(ctx):
     """Measure what teaching documents claim about scaled dot-product attention."""
+    if os.environ.get("NO_COLOR"):  # https://no-color.org: any non-empty value
+        ctx.color = False
 
 
 @main.command()
 @selection_options
-@click.option("--only", type=str, help="Comma-separated experiment names (see 'reportgen list').")
-@click.option("--format", "format_", type=str, help="Comma-separated outputs: html, pdf (default both).")
-@click.option("--output", type=str, help="Output folder (default output/).")
+@click.option("--only", type=ONLY, help="Comma-separated experiment names (see 'reportgen list').")
+@click.option("--format", "format_", type=NameList(FORMATS, "format"),
+              help="Comma-separated outputs besides results.json: html, pdf (report.pdf and report-handout.pdf); default both.")
+@click.option("--output", type=click.Path(file_okay=False), help="Output folder (default output/).")
 @click.option("--fail-fast", is_flag=True, default=None, help="Stop at the first failing experiment.")
 @guarded
 def build(config_file, format_, **flags):
-    """Run the experiments and write report.html, report.pdf and results.json."""
+    """Run the experiments and write report.html, report.pdf, report-handout.pdf and results.json."""
     from reportgen.pipeline import build as run_build
     from reportgen.progress import Progress
 
@@ -118,7 +225,7 @@ def list_experiments():
 
 
 @main.command()
-@click.argument("name")
+@click.argument("name", type=LazyChoice(_experiment_names, "experiment"), metavar="NAME")
 @selection_options
 @guarded
 def run(name, config_file, **flags):
@@ -139,7 +246,7 @@ def run(name, config_file, **flags):
 
 @main.command()
 @selection_options
-@click.option("--only", type=str, help="Comma-separated experiment names (see 'reportgen list').")
+@click.option("--only", type=ONLY, help="Comma-separated experiment names (see 'reportgen list').")
 @click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON instead of a table.")
 @click.option("--seeds", type=click.IntRange(1, 100), default=1, show_default=True,
               help="Repeat the run under this many consecutive seeds; verdicts that flip are 'unstable'.")

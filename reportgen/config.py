@@ -12,6 +12,14 @@ from reportgen.provenance import source_date_epoch
 DEVICES = ("auto", "cpu", "cuda")
 FORMATS = ("html", "pdf")
 MAX_SEED = 2**63 - 1  # torch.Generator.manual_seed takes a 64-bit integer
+MAX_THREADS = 256
+TITLE = "Why divide by √d_k? The documents' claims, measured"
+KEYWORDS = ("scaled dot-product attention", "softmax", "transformer", "fact-check", "teaching materials")
+# A logo is embedded in the HTML and both PDFs as a data: URI: these formats, this size at most.
+LOGO_TYPES = {".png": b"\x89PNG\r\n\x1a\n", ".jpg": b"\xff\xd8\xff", ".jpeg": b"\xff\xd8\xff",
+              ".gif": b"GIF8", ".svg": None}
+MAX_LOGO_BYTES = 2 * 1024 * 1024
+TEXT_KEYS = ("title", "subtitle", "author", "course", "institution")
 
 
 @dataclass(frozen=True)
@@ -28,6 +36,14 @@ class BuildConfig:
     cache: bool = True  # false: recompute everything (and refresh the cache)
     fail_fast: bool = False  # stop at the first failing experiment
     quiet: bool = False  # no progress output, only errors and the summary line
+    # What the title page, the PDF metadata and "how to cite" say (no flags: set them in the file).
+    title: str = TITLE  # the report's title (may hold √d_k, d_k and other plain-text math)
+    subtitle: str = ""  # a line under the title; empty: none
+    author: str = ""  # who issues the report (a person, a course team); empty: none named
+    course: str = ""  # the course it is attached to, e.g. "CS 224N, Winter 2026"
+    institution: str = ""  # e.g. "Example University"
+    logo: str = ""  # a local PNG, JPEG, GIF or SVG file for the title page; empty: none
+    keywords: tuple = KEYWORDS  # PDF and HTML metadata keywords
 
 
 FIELDS = {f.name: f for f in fields(BuildConfig)}
@@ -70,8 +86,8 @@ def _check(key, value, experiments):
     if key == "threads":
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError(f"expected an integer, got {value!r}")
-        if not 1 <= value <= 256:
-            raise ValueError(f"{value} is out of range 1 … 256")
+        if not 1 <= value <= MAX_THREADS:
+            raise ValueError(f"{value} is out of range 1 … {MAX_THREADS}")
         return value
     if key == "seed":
         if isinstance(value, bool) or not isinstance(value, int):
@@ -79,6 +95,21 @@ def _check(key, value, experiments):
         if not 0 <= value <= MAX_SEED:
             raise ValueError(f"{value} is out of range 0 … {MAX_SEED}")
         return value
+    if key in TEXT_KEYS:
+        if not isinstance(value, str):
+            raise ValueError(f"expected a string, got {value!r}")
+        if key == "title" and not value.strip():
+            raise ValueError("expected a non-empty title")
+        return " ".join(value.split())
+    if key == "keywords":
+        try:
+            return _names_list(value)
+        except TypeError:
+            raise ValueError("expected a list of strings or a comma-separated string") from None
+    if key == "logo":
+        if not isinstance(value, str):
+            raise ValueError(f"expected the path of an image file, got {value!r}")
+        return check_logo(value) if value else value
     if key in ("cache", "fail_fast", "quiet"):
         if not isinstance(value, bool):
             raise ValueError(f"expected true or false, got {value!r}")
@@ -86,6 +117,24 @@ def _check(key, value, experiments):
     if not isinstance(value, str) or not value:
         raise ValueError(f"expected a non-empty path string, got {value!r}")
     return value
+
+
+def check_logo(path):
+    """The logo path when it names a readable image reportgen can embed; ValueError otherwise."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in LOGO_TYPES:
+        raise ValueError(f"{path}: expected a .png, .jpg, .gif or .svg file")
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise ValueError(f"cannot read {path} ({exc.strerror or exc}); give a local image file") from None
+    if len(data) > MAX_LOGO_BYTES:
+        raise ValueError(f"{path} is {len(data) // 1024} KiB; a logo is embedded in every output, keep it under 2 MiB")
+    magic = LOGO_TYPES[suffix]
+    looks_right = data.startswith(magic) if magic else b"<svg" in data[:4096]
+    if not looks_right:
+        raise ValueError(f"{path} is not a {suffix[1:].upper()} image")
+    return path
 
 
 def read_file_table(path, explicit):
@@ -144,15 +193,25 @@ def load(config_file=None, cli=None, experiments=()):
 
 
 def unusable_output(output):
-    """A problem when the output folder cannot be made or written, found before any work."""
-    import os
+    """A problem when the output folder cannot be made or written, found before any work.
+
+    The nearest existing folder on the path is tried with a temporary file, which it keeps
+    for no longer than the check: permission bits say nothing to root, and a read-only
+    file system says nothing through them at all.
+    """
+    import tempfile
 
     path = Path(output).resolve()
     existing = next((p for p in (path, *path.parents) if p.exists()), None)
-    if existing is not None and not existing.is_dir():
+    if existing is None:
+        return []
+    if not existing.is_dir():
         return [f"output: {output} cannot be a folder: {existing} is a file; choose another --output"]
-    if existing is not None and not os.access(existing, os.W_OK | os.X_OK):
-        return [f"output: {existing} is not writable; choose another --output"]
+    try:
+        with tempfile.TemporaryFile(dir=existing, prefix=".reportgen-probe-"):
+            pass
+    except OSError as exc:
+        return [f"output: cannot write in {existing} ({exc.strerror or exc}); choose another --output"]
     return []
 
 

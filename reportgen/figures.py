@@ -19,10 +19,32 @@ def subplots(nrows=1, ncols=1, height=2.8, **kwargs):
     return plt.subplots(nrows, ncols, figsize=(TEXT_WIDTH_IN, height), **kwargs)
 
 
+def typeset_labels(figure):
+    """Titles, axis labels, legends and notes with their plain math (√d_k, ‖J‖_F) as mathtext."""
+    from matplotlib.mathtext import MathTextParser
+    from matplotlib.text import Text
+
+    from reportgen.mathtex import mathtext
+
+    parser = MathTextParser("path")
+    for text in figure.findobj(Text):
+        old = text.get_text()
+        new = mathtext(old)
+        if new == old:
+            continue
+        try:
+            parser.parse(new)
+        except ValueError:  # notation mathtext cannot set stays as typed, never a failed figure
+            continue
+        text.set_text(new)
+
+
 def render(figure, formats=("svg", "png")):
     """{format: bytes} of a figure, free of dates, then close it."""
     import matplotlib.pyplot as plt
     from matplotlib.layout_engine import PlaceHolderLayoutEngine  # left by a one-off tight_layout()
+
+    typeset_labels(figure)
 
     # savefig's bbox_inches="tight" lays the figure out once more per format just to
     # measure it; measuring once for both saves a quarter of the drawing time.

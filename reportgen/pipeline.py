@@ -15,6 +15,7 @@ from reportgen.errors import ConfigError, ReportgenError, short_traceback
 from reportgen.family import ClaimTable
 from reportgen.judge import judge, summarize, unavailable
 from reportgen.measure import MeasureUnavailable
+from reportgen.progress import remember
 from reportgen.provenance import build_time
 
 
@@ -182,10 +183,11 @@ def sum_up(sections, catalog):
     in the section of the family it names (beside its setups' tables)."""
     judged = {j.id: j for s in sections for j in s.judged}
     ran = {s.experiment.name for s in sections if not s.error}
+    family = {c.id: c.family for c in catalog.claims}
     extra = {}
     for claim in catalog.summaries():
-        setups = [judged[i] for i in claim.over if i in judged]
-        if claim.family in ran:
+        if {claim.family, *(family[i] for i in claim.over)} <= ran:  # else it is not judged at all
+            setups = [judged[i] for i in claim.over if i in judged]
             extra.setdefault(claim.family, []).append(summarize(claim, setups))
     return [replace(s, judged=s.judged + tuple(extra.get(s.experiment.name, ()))) for s in sections]
 
@@ -273,6 +275,21 @@ def _remove_leftovers(config, store, families):
         remove_leftovers(Path(config.figures) / name)
 
 
+def announce(config, device, store, progress):
+    """Say how long the build should take; a full build on the CPU gets a warning first."""
+    from reportgen.progress import _duration, estimate, full_on_cpu
+
+    if config.profile == "full" and device == "cpu":
+        low, high = full_on_cpu(config, store)
+        progress.warn(
+            f"--profile full on the CPU would take {_duration(low)} to {_duration(high)} (10-100x a standard "
+            "build here); it is sized for a GPU: use --device cuda on one, or --profile standard; Ctrl-C stops it"
+        )
+    seconds, basis = estimate(config, device, store)
+    if seconds:
+        progress.plan(seconds, basis)
+
+
 def build(config, progress, catalog=None, families=None):
     """The whole build; returns (summary line, failed experiment names)."""
     from reportgen import claims, provenance, report
@@ -286,6 +303,7 @@ def build(config, progress, catalog=None, families=None):
     device = resolve_device(config.device)  # bad input is refused before any folder is made
     store = open_cache(config, progress)
     _remove_leftovers(config, store, families)
+    announce(config, device, store, progress)
     drawer = Drawer(config, store)
     try:
         device, sections = run_all(config, progress, catalog, families, drawer, store, device)
@@ -297,7 +315,7 @@ def build(config, progress, catalog=None, families=None):
         epoch = provenance.source_date_epoch()
         when = epoch.isoformat() if epoch else max(computed, default=build_time().isoformat())
         info = provenance.collect(config, device, when)
-        written = report.write(sections, catalog, info, config, timings, store)
+        written = report.write(sections, catalog, info, config, timings, store, progress)
     except BaseException:
         drawer.abandon()
         raise
@@ -305,6 +323,7 @@ def build(config, progress, catalog=None, families=None):
     png_failed = drawer.close()  # PNGs were drawn while the report was rendered
     if drawer.pngs:
         timings["png wait"] = time.perf_counter() - stage
+    remember(config, device, store, time.perf_counter() - start)
     # The reason goes in the summary line, which -q keeps: the report is written by now.
     failed = [s.experiment.name for s in sections if s.error]
     failed += [f"{name} (PNG figures: {reason})" for name, reason in png_failed.items()]

@@ -5,6 +5,7 @@ import os
 import platform
 import subprocess
 from importlib import metadata
+from pathlib import Path
 
 PACKAGES = ("reportgen", "torch", "numpy", "matplotlib", "jinja2", "click", "weasyprint", "ziamath")
 
@@ -33,16 +34,41 @@ def build_time():
     return moment.replace(microsecond=0)
 
 
-def git_commit():
-    """HEAD of the git checkout in the working directory, with '+dirty' for local changes."""
+def reportgen_build():
+    """reportgen's own version and commit: from the package, never from the working directory.
+
+    An installed wheel carries the commit it was built from in `_build.json` (written by
+    `reportgen._buildinfo` at build time). A source checkout (an editable install) has none:
+    its commit is read from the git repository the package itself lives in, with '+dirty'
+    when that checkout has local changes. Where neither is known, the commit is None.
+    """
+    import json
+    from importlib import resources
+
+    from reportgen import __version__
+
     try:
-        head = subprocess.run(
-            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, check=True
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True, text=True, timeout=5, check=True,
-        ).stdout.strip()
+        baked = json.loads((resources.files("reportgen") / "_build.json").read_text(encoding="utf-8"))
+        if isinstance(baked, dict) and isinstance(baked.get("commit"), str):
+            return {"version": __version__, "commit": baked["commit"], "source": "package"}
+    except (OSError, ValueError):
+        pass
+    package = Path(__file__).resolve().parent
+    return {"version": __version__, "commit": source_commit(package), "source": "checkout"}
+
+
+def source_commit(folder):
+    """HEAD of the git repository holding `folder`, '+dirty' with local changes; None when not one."""
+    try:
+        top = subprocess.run(["git", "-C", str(folder), "rev-parse", "--show-toplevel"],
+                             capture_output=True, text=True, timeout=5, check=True).stdout.strip()
+        # Only when the package is that repository's own code, not a folder vendored into another.
+        if not (Path(top) / "pyproject.toml").is_file() or not (Path(top) / "reportgen").is_dir():
+            return None
+        head = subprocess.run(["git", "-C", top, "rev-parse", "HEAD"],
+                              capture_output=True, text=True, timeout=5, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", top, "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=5, check=True).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
     return head + ("+dirty" if dirty else "")
@@ -84,6 +110,6 @@ def collect(config, device, when):
         "seed": config.seed,
         "device": device,
         "device_name": device_name(device),
-        "git_commit": git_commit(),
+        "reportgen": reportgen_build(),
         "versions": versions(),
     }

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from reportgen.atomic import remove_leftovers, write_atomic
 
-OUTPUT_NAMES = ("results.json", "report.html", "report.pdf")  # the set reportgen owns
+OUTPUT_NAMES = ("results.json", "report.html", "report.pdf", "report-handout.pdf")  # the set reportgen owns
 MANIFEST = ".reportgen-manifest.json"
 JOURNAL = ".reportgen-swap.json"
 STAGED = ".staged"

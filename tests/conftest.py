@@ -21,7 +21,7 @@ from reportgen.cli import main
 
 EPOCH = "1700000000"  # 2023-11-14T22:13:20Z
 BUILD_TIME = datetime.datetime.fromtimestamp(int(EPOCH), datetime.timezone.utc).isoformat()
-OUTPUT_NAMES = ("results.json", "report.html", "report.pdf")
+OUTPUT_NAMES = ("results.json", "report.html", "report.pdf", "report-handout.pdf")
 
 
 def no_progress(items, label):
@@ -56,6 +56,18 @@ def judged_claims(name):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: takes more than a few seconds (deselect with -m 'not slow')")
+
+
+# Fixtures that build the whole report (the session's quick build, or a copy of its cache):
+# a test that uses one is in the slow lane, whether or not it says so itself.
+BUILD_FIXTURES = {"quick_build", "warm_dir", "pdf", "pdfs", "handout"}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark every test that needs a full build as slow: `pytest -m "not slow"` stays fast."""
+    for item in items:
+        if BUILD_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
 
 
 def pdf_supported():
@@ -145,6 +157,7 @@ def quick_build(tmp_path_factory, source_date_epoch):
         html_bytes=(out / "report.html").read_bytes(),
         html=(out / "report.html").read_text(encoding="utf-8"),
         pdf=out / "report.pdf" if "pdf" in formats else None,
+        handout=out / "report-handout.pdf" if "pdf" in formats else None,
     )
 
 

@@ -134,12 +134,17 @@ def test_results_provenance(quick_build):
 
 
 def test_results_verdict_counts(quick_build):
-    """Verdict totals cover the fixed verdicts and sum to the number of claims."""
+    """Verdict totals cover the fixed verdicts and count statements: a summary row stands for its
+    setups, which are rows of results.json but not counted again."""
     doc = quick_build.results
+    setups = {i for c in doc["claims"] for i in c["setups"]}
+    top = [c for c in doc["claims"] if c["id"] not in setups]
     assert list(doc["verdicts"]) == list(VERDICTS)
-    assert sum(doc["verdicts"].values()) == len(doc["claims"]) > 0
+    assert sum(doc["verdicts"].values()) == len(top) > 0 and setups
     for verdict in VERDICTS:
-        assert doc["verdicts"][verdict] == sum(c["verdict"] == verdict for c in doc["claims"])
+        assert doc["verdicts"][verdict] == sum(c["verdict"] == verdict for c in top)
+    coverage = doc["coverage"]
+    assert sum(c["found"] for c in coverage.values()) == len(top) + len(doc["not_checkable"])
 
 
 def test_results_every_claim_complete(quick_build):
@@ -156,8 +161,8 @@ def test_results_every_claim_complete(quick_build):
         assert c["doc"] in doc["documents"] and c["section"] and c["quote"].strip(), c["id"]
         assert c["documented"] and c["tolerance"], c["id"]
         assert c["verdict"] in VERDICTS and c["kind"] in ("arithmetic", "statistical", "qualitative",
-                                                          "premise", "literature")
-        if c["rule"] != "unverifiable" and c["verdict"] != "unverifiable":
+                                                          "premise", "literature", "consistency")
+        if c["rule"] not in ("unverifiable", "reference", "summary") and c["verdict"] != "unverifiable":
             m = c["measurement"]
             assert m is not None and m["method"] is not None, c["id"]
             values = m["value"] if isinstance(m["value"], list) else [m["value"]]

@@ -185,3 +185,96 @@ def test_config_file_with_scalar_tool_key(tmp_path):
     assert result.exit_code == 2, describe(result)
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "tool" in lines[0], describe(result)
+
+
+# --- Click types: choices and ranges in --help, completion, one-line errors ------------------
+
+
+def test_help_lists_choices_and_ranges(tmp_path):
+    out = invoke(["build", "--help"], tmp_path).stdout
+    for text in ("[quick|standard|full]", "[auto|cpu|cuda]", "[html|pdf],...", "1<=x<=256", "0<=x<="):
+        assert text in out, text
+    assert "[variance|" in out  # --only lists the registered experiments
+
+
+@pytest.mark.parametrize(
+    "words, expected",
+    [
+        ("reportgen build --profile ", ["quick", "standard", "full"]),
+        ("reportgen build --format html,", ["html,pdf"]),
+        ("reportgen run gr", ["gradients"]),
+        ("reportgen build --only variance,sat", ["variance,saturation"]),
+    ],
+)
+def test_shell_completion(words, expected, tmp_path):
+    """Bash completion (Click's protocol) offers the declared choices."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(sys.executable).with_name("reportgen")  # completion is keyed on the program's name
+    if not script.is_file():
+        pytest.skip("no reportgen console script beside this Python")
+    env = {**os.environ, "_REPORTGEN_COMPLETE": "bash_complete", "COMP_WORDS": words,
+           "COMP_CWORD": str(len(words.split()) - (0 if words.endswith(" ") else 1))}
+    proc = subprocess.run([str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    offered = [line.split(",", 1)[1] for line in proc.stdout.splitlines() if line.startswith("plain,")]
+    assert offered == expected, proc.stdout + proc.stderr
+
+
+def test_choice_error_is_one_line_with_a_hint(tmp_path):
+    result = invoke(["build", "--device", "cdua"], tmp_path)
+    assert result.exit_code == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert "--device" in line and "did you mean 'cuda'" in line and "build --help" in line
+
+
+def test_unwritable_output_refused_before_any_work(tmp_path):
+    """--output under a file: exit 2, one line, nothing made (no cache, no figures)."""
+    (tmp_path / "afile").write_text("x")
+    result = invoke(["build", "--profile", "quick", "--output", "afile/report"], tmp_path)
+    assert result.exit_code == 2, describe(result)
+    assert len(result.stderr.strip().splitlines()) == 1 and "afile" in result.stderr
+    assert not (tmp_path / ".reportgen-cache").exists() and not (tmp_path / "figures").exists()
+
+
+def test_no_color_and_pipes_give_plain_text(warm_dir):
+    """Piped output has no ANSI colour, and NO_COLOR keeps it off even where colour is forced."""
+    proc = run_cli(["run", "variance", "--profile", "quick"], warm_dir, env={"NO_COLOR": "1"})
+    assert proc.returncode == 0, describe(proc)
+    assert "\x1b[" not in proc.stdout + proc.stderr
+    from click.testing import CliRunner
+
+    from reportgen.cli import main
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(warm_dir)
+        mp.setenv("NO_COLOR", "1")
+        forced = CliRunner().invoke(main, ["run", "variance", "--profile", "quick", "-q"], color=True)
+    assert forced.exit_code == 0 and "\x1b[" not in forced.stdout
+
+
+def test_progress_lines_show_elapsed_and_estimate(quick_build):
+    """Every stage, the HTML and the PDF included, is a progress line stamped with the clock."""
+    err = quick_build.result.stderr
+    for stage in ("variance:", "html:", "pdf:" if quick_build.pdf else "html:"):
+        assert stage in err, stage
+    stamped = [line for line in err.splitlines() if line.startswith("[")]
+    assert stamped and all(" s" in line.split("]")[0] for line in stamped)
+    assert "expected build time" in err
+
+
+def test_full_profile_on_cpu_says_how_long(tmp_path):
+    """A full build on the CPU warns with a time range before it starts (shown even with -q)."""
+    import io
+
+    from reportgen.cache import Cache
+    from reportgen.config import BuildConfig
+    from reportgen.pipeline import announce
+    from reportgen.progress import Progress
+
+    stream = io.StringIO()
+    announce(BuildConfig(profile="full"), "cpu", Cache(tmp_path / "c"), Progress(quiet=True, stream=stream))
+    line = stream.getvalue()
+    assert "--profile full on the CPU would take" in line and "min" in line and "--device cuda" in line

@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import threading
 import time
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -259,6 +260,38 @@ def test_report_in_chromium(browser, quick_build, width):
     assert probe["offenders"] == []
 
 
+def test_report_dark_mode_and_mathml(browser, quick_build):
+    """The page follows a dark colour scheme, and its math is MathML that Chromium lays out."""
+    s = browser.session
+    load(browser, quick_build.output / "report.html", 1280)
+    light = browser.send("Runtime.evaluate", {"expression": "getComputedStyle(document.documentElement).backgroundColor",
+                                               "returnByValue": True}, session=s)["result"]["value"]
+    browser.send("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]}, session=s)
+    try:
+        probe = ("({bg: getComputedStyle(document.documentElement).backgroundColor,"
+                 " ink: getComputedStyle(document.body).color,"
+                 " math: document.querySelectorAll('h2 math, h3 math, td math').length,"
+                 " mathWidth: document.querySelector('h2 math').getBoundingClientRect().width})")
+        dark = browser.send("Runtime.evaluate", {"expression": probe, "returnByValue": True}, session=s)["result"]["value"]
+    finally:
+        browser.send("Emulation.setEmulatedMedia", {"features": []}, session=s)
+    assert dark["bg"] != light and dark["bg"] not in ("rgba(0, 0, 0, 0)", "rgb(255, 255, 255)"), (light, dark)
+    assert dark["math"] > 20 and dark["mathWidth"] > 5
+
+
+def test_report_links_to_the_other_outputs(quick_build):
+    """report.html links to results.json, both PDFs and each figure's SVG and PNG, which exist."""
+    from urllib.parse import unquote
+
+    page = quick_build.html
+    for name in ("results.json", "report.pdf", "report-handout.pdf"):
+        assert f'href="{name}"' in page
+    files = re.findall(r'href="(\.\./figures/[^"]+\.(?:svg|png))"', page)
+    assert len(files) >= 10
+    for href in files:
+        assert (quick_build.output / unquote(href)).resolve().is_file(), href
+
+
 # --- the Nu HTML checker --------------------------------------------------------------
 
 def vnu_jar():
@@ -292,11 +325,11 @@ def test_html_passes_nu_checker(quick_build):
 # --- the PDF --------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def pdf(quick_build):
+@pytest.fixture(scope="module", params=["report.pdf", "report-handout.pdf"])
+def pdf(quick_build, request):
     if quick_build.pdf is None:
         pytest.skip("WeasyPrint (Pango) is not available: no PDF was built")
-    return quick_build.pdf
+    return quick_build.output / request.param
 
 
 def need(tool, package):
@@ -336,13 +369,16 @@ def test_pdf_fonts_embedded(pdf):
 
 
 def headings(page_html):
-    """(depth, text) of each bookmarked heading in document order: h2 at 0, h3 at 1 (not the Contents title)."""
+    """(depth, text) of each bookmarked heading in document order: h2 at 0, h3 at 1, by the
+    plain title the PDF's bookmarks use (data-plain); report.html's screen-only figure list
+    and the Contents title are not bookmarked."""
     out = []
-    for level, attrs, inner in re.findall(r"<h([23])([^>]*)>(.*?)</h\1>", page_html, re.S):
-        if "toc-title" in attrs:
+    for level, attrs in re.findall(r"<h([23])([^>]*)>", page_html):
+        title = re.search(r'data-plain="([^"]*)"', attrs)
+        if "toc-title" in attrs or 'id="figures-list"' in attrs or title is None:
             continue
-        text = " ".join(html.unescape(re.sub(r"<[^>]+>", "", inner)).split())
-        out.append((int(level) - 2, text))
+        text = unicodedata.normalize("NFKC", html.unescape(title[1]))
+        out.append((int(level) - 2, " ".join(text.split())))
     return out
 
 
@@ -356,8 +392,12 @@ def test_pdf_bookmarks_every_section(pdf, quick_build):
             if isinstance(item, list):
                 yield from walk(item, depth + 1)
             else:
-                yield depth, " ".join(item.title.split())
+                yield depth, " ".join(unicodedata.normalize("NFKC", item.title).split())
 
+    if pdf.name == "report-handout.pdf":
+        got = list(walk(reader.outline))
+        assert [t for d, t in got if d == 0] == ["Findings", "Key figures", "About this handout"]
+        return
     expected = headings(quick_build.html)
     assert sum(depth == 1 for depth, _ in expected) >= 10
     assert list(walk(reader.outline)) == expected

@@ -165,3 +165,60 @@ def test_only_checked_against_registry(in_tmp):
     """--only names are checked against the experiments passed in."""
     with pytest.raises(ConfigError, match="variance"):
         config.load(None, {"only": "variance"}, {})
+
+
+# --- branding: title, subtitle, author, course, institution, logo, keywords ------------------
+
+PNG_1PX = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d4944415478da63f8ffff3f0005fe02fea7d6a4c40000000049454e44ae426082"
+)
+
+
+def test_branding_keys(in_tmp):
+    """The title page keys come from the file, whitespace folded; the logo must exist."""
+    (in_tmp / "logo.png").write_bytes(PNG_1PX)
+    write_pyproject(in_tmp, 'title = "Attention,\\n  checked"\nauthor = "A. Lecturer"\ncourse = "CS 1"\n'
+                            'institution = "Example University"\nsubtitle = "For week 7"\nlogo = "logo.png"\n'
+                            'keywords = "attention, softmax"\n')
+    loaded = config.load(None, {}, EXPERIMENTS)
+    assert loaded.title == "Attention, checked" and loaded.author == "A. Lecturer"
+    assert (loaded.course, loaded.institution, loaded.subtitle) == ("CS 1", "Example University", "For week 7")
+    assert loaded.logo == "logo.png" and loaded.keywords == ("attention", "softmax")
+
+
+def test_branding_defaults(in_tmp):
+    loaded = config.load(None, {}, EXPERIMENTS)
+    assert "√d_k" in loaded.title and loaded.author == "" and loaded.logo == ""
+
+
+@pytest.mark.parametrize(
+    "table, files, words",
+    [
+        ('title = ""\n', {}, ["title", "non-empty"]),
+        ("author = 3\n", {}, ["author", "string"]),
+        ('logo = "missing.png"\n', {}, ["logo", "missing.png", "cannot read"]),
+        ('logo = "logo.bmp"\n', {"logo.bmp": b"BM"}, ["logo", ".png"]),
+        ('logo = "logo.png"\n', {"logo.png": b"GIF89a not a png"}, ["logo", "not a PNG"]),
+        ('logo = "logo.svg"\n', {"logo.svg": b"<html></html>"}, ["logo", "not a SVG"]),
+        ('titel = "x"\n', {}, ["titel", "did you mean 'title'"]),
+    ],
+    ids=["empty-title", "author-number", "logo-missing", "logo-type", "logo-not-png", "logo-not-svg", "typo"],
+)
+def test_branding_errors(in_tmp, table, files, words):
+    for name, data in files.items():
+        (in_tmp / name).write_bytes(data)
+    write_pyproject(in_tmp, table)
+    with pytest.raises(ConfigError) as info:
+        config.load(None, {}, EXPERIMENTS)
+    for word in words:
+        assert word in str(info.value), str(info.value)
+
+
+def test_unwritable_output_is_refused(in_tmp):
+    """An output path under a file, or on a file system that refuses writes, is a config error."""
+    (in_tmp / "afile").write_text("x")
+    with pytest.raises(ConfigError, match="afile is a file"):
+        config.load(None, {"output": "afile/out"}, EXPERIMENTS)
+    with pytest.raises(ConfigError, match="cannot write in /proc"):
+        config.load(None, {"output": "/proc/reportgen-out"}, EXPERIMENTS)

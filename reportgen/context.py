@@ -1,0 +1,295 @@
+"""What the templates show, numbered and grouped: findings, chapters, appendix, sources.
+
+The context is built once per build and rendered three times (report.html, report.pdf,
+report-handout.pdf). Every number in it is a measurement of this run, formatted by the
+judge or by reportgen.formatting; the templates add only fixed connecting sentences.
+"""
+
+import base64
+import datetime
+import os
+import tomllib
+from importlib import resources
+from pathlib import Path
+
+from reportgen.family import Table
+from reportgen.judge import VERDICTS, coverage, family_wise, statements, verdict_counts
+
+ERRORS = ("contradicted",)  # verdicts that say a document is wrong (material or minor)
+IN_PART = ("partly",)  # verdicts that say it is right in some setups only
+UNSETTLED = ("inconclusive", "unverifiable")  # verdicts that leave the statement open
+
+
+def severity(j):
+    """'material' or 'minor' for a wrong statement; a contradicted row without a grade is material."""
+    if j.verdict not in ERRORS:
+        return None
+    return getattr(j, "severity", None) or "material"
+
+
+def headline(j):
+    """The measured value as the tables print it, without the detail that follows its ';'."""
+    return j.measured.split("; ", 1)[0]
+
+
+def claim_row(j, table):
+    """One judged claim as every template shows it."""
+    c = j.claim
+    return {
+        "j": j,
+        "id": j.id,
+        "doc": c.doc,
+        "section": c.section,
+        "label": c.label,
+        "quote": c.quote,
+        "documented": j.documented,
+        "measured": j.measured,
+        "headline": headline(j),
+        "verdict": j.verdict,
+        "severity": severity(j),
+        "sentence": getattr(j, "sentence", "") or "",
+        "correct": getattr(c, "correct", "") or "",
+        "tolerance": j.tolerance,
+        "table": table,
+    }
+
+
+def _figure_files(config, experiment, slug):
+    """Links from the output folder to a figure's SVG and PNG files."""
+    out = Path(config.output).resolve()
+    folder = Path(config.figures).resolve() / experiment
+    return {fmt: Path(os.path.relpath(folder / f"{slug}.{fmt}", out)).as_posix() for fmt in ("svg", "png")}
+
+
+def chapters_and_appendix(sections, config):
+    """Numbered chapters (data tables, figures) and the appendix of claims tables, by chapter."""
+    chapters, appendix, rows = [], [], {}
+    fig_no = tab_no = claims_no = 0
+    for index, s in enumerate(sections):
+        number = index + 2  # chapter 1 is the reading guide
+        parts = {}  # sub-heading -> its figures and tables, in order of first appearance
+        for t in s.tables:
+            part = t.part if isinstance(t, Table) else t[0].part
+            parts.setdefault(part, {"title": part, "figures": [], "tables": []})["tables"].append(t)
+        for fig, svg in s.figures:
+            parts.setdefault(fig.part, {"title": fig.part, "figures": [], "tables": []})["figures"].append((fig, svg))
+        group = {"number": number, "slug": s.experiment.name, "title": s.experiment.title, "tables": []}
+        titled = 0
+        for part in parts.values():
+            if part["title"]:
+                titled += 1
+                part["number"] = f"{number}.{titled}"
+                part["anchor"] = f"{s.experiment.name}-{titled}"
+            figures, tables = [], []
+            for fig, svg in part["figures"]:
+                fig_no += 1
+                figures.append({
+                    "number": fig_no, "slug": fig.slug, "caption": fig.caption, "alt": fig.alt,
+                    "src": "data:image/svg+xml;base64," + base64.b64encode(svg).decode(),
+                    "files": _figure_files(config, s.experiment.name, fig.slug),
+                })
+            for t in part["tables"]:
+                if isinstance(t, Table):
+                    tab_no += 1
+                    tables.append({"number": str(tab_no), "table": t, "claims": None, "pointer": False})
+                    continue
+                table, judged = t
+                claims_no += 1
+                label = f"A{claims_no}"
+                mine = [claim_row(j, label) for j in judged]
+                rows.update((r["id"], r) for r in mine)
+                item = {"number": label, "table": table, "claims": mine, "counts": verdict_counts(judged),
+                        "part": part.get("number", "")}
+                group["tables"].append(item)
+                tables.append({"number": label, "table": table, "claims": mine, "pointer": True,
+                               "counts": item["counts"]})
+            part["figures"], part["tables"] = figures, tables
+        if group["tables"]:
+            appendix.append(group)
+        chapters.append({
+            "number": number,
+            "slug": s.experiment.name,
+            "experiment": s.experiment,
+            "title": s.experiment.title,
+            "formulas": list(s.experiment.formulas),
+            "covers": [str(c) for c in s.experiment.covers],
+            "section": s,
+            "parts": list(parts.values()),
+            "counts": verdict_counts(s.judged),
+            "claim_tables": [t["number"] for t in group["tables"]],
+        })
+    return chapters, appendix, rows
+
+
+def _errors_of_section(rows):
+    """A section's material errors as items: rows sharing one correction are one item."""
+    items, by_correction = [], {}
+    for row in rows:
+        key = row["correct"] or None
+        if key and key in by_correction:
+            by_correction[key]["rows"].append(row)
+            continue
+        item = {"correct": row["correct"], "rows": [row]}
+        items.append(item)
+        if key:
+            by_correction[key] = item
+    tables = list(dict.fromkeys(r["table"] for r in rows if r["table"]))
+    return items, tables
+
+
+def findings(sections, catalog, rows, chapters):
+    """The findings: what holds, every material error by document and section, the rest counted."""
+    judged = statements(j for s in sections for j in s.judged)  # each statement once
+    # A material summary statement stands for its setups: they are not listed again.
+    covered = {s.id for j in judged if severity(j) == "material" for s in getattr(j, "setups", ())}
+    by_doc = {doc: {"material": {}, "minor": [], "partly": []} for doc in catalog.documents}
+    for j in judged:
+        row = rows.get(j.id) or claim_row(j, None)
+        mine = by_doc.setdefault(j.claim.doc, {"material": {}, "minor": [], "partly": []})
+        if row["severity"] == "material":
+            if j.id not in covered:
+                mine["material"].setdefault(j.claim.section, []).append(row)
+        elif row["severity"] == "minor":
+            mine["minor"].append(row)
+        elif j.verdict in IN_PART:
+            mine["partly"].append(row)
+    documents = []
+    for doc, found in by_doc.items():
+        d = catalog.documents.get(doc)
+        mine = [j for j in judged if j.claim.doc == doc]
+        material = []
+        for section, section_rows in found["material"].items():
+            items, tables = _errors_of_section(section_rows)
+            material.append({"section": section, "items": items, "tables": tables, "rows": section_rows})
+        documents.append({
+            "doc": doc, "title": d.title if d else doc, "counts": verdict_counts(mine), "total": len(mine),
+            "material": material,
+            "n_material": sum(1 for j in mine if severity(j) == "material"),
+            "minor": found["minor"], "partly": found["partly"],
+        })
+    right = []
+    for chapter in chapters:
+        s = chapter["section"]
+        mine = statements(s.judged)
+        confirmed = [j for j in mine if j.verdict == "confirmed"]
+        if mine:
+            right.append({"title": chapter["title"], "slug": chapter["slug"], "confirmed": len(confirmed),
+                          "checked": len(mine), "docs": sorted({j.claim.doc for j in confirmed})})
+    counts = verdict_counts(judged)
+    return {
+        "documents": documents,
+        "right": right,
+        "counts": counts,
+        "n_checks": len(judged),
+        "n_material": sum(d["n_material"] for d in documents),
+        "n_minor": sum(len(d["minor"]) for d in documents),
+        "n_partly": sum(len(d["partly"]) for d in documents),
+        "n_unsettled": sum(counts.get(v, 0) for v in UNSETTLED),
+    }
+
+
+def references(catalog, sections):
+    """(documents, papers): a bibliography entry per checked document, and the papers relied on."""
+    data = tomllib.loads((resources.files("reportgen.templates") / "references.toml").read_text(encoding="utf-8"))
+    files = {d["id"]: d for d in data.get("document", [])}
+    documents = []
+    for doc in catalog.documents.values():
+        known = files.get(doc.id, {})
+        documents.append({
+            "id": doc.id, "title": doc.title, "citation": doc.citation, "kind": known.get("kind", ""),
+            "file": known.get("file", ""), "sha256": known.get("sha256", ""),
+        })
+    papers = [dict(r, cited_by=[]) for r in data.get("reference", [])]
+    # Claims decided by a source (rule "reference") cite it in their own words, often with
+    # a section: one entry per work (first author and year), naming the claims it decides.
+    by_work = {_work(p["entry"]): p for p in papers}
+    for s in sections:
+        for j in s.judged:
+            source = getattr(j.claim, "reference", "")
+            if not source:
+                continue
+            work = _work(source)
+            entry = by_work.get(work)
+            if entry is None:
+                entry = by_work[work] = {"key": "", "entry": source, "url": "", "for": "", "cited_by": []}
+                papers.append(entry)
+            entry["cited_by"].append(j.id)
+    return documents, papers
+
+
+def _work(citation):
+    """(first author's surname, year) of a citation, to tell one work from another."""
+    import re
+
+    author = re.match(r"\W*([^\W\d_][\w'’-]*)", citation)
+    year = re.search(r"\b(1[89]\d\d|20\d\d)\b", citation)
+    return ((author[1] if author else citation[:20]).lower(), year[1] if year else "")
+
+
+def title_block(config, info, build):
+    """Title page, metadata and the "how to cite" line, from the config and this build."""
+    from reportgen.mathtex import plain
+
+    when = datetime.datetime.fromisoformat(info["build_time"])
+    own = info.get("reportgen") or {}
+    logo = ""
+    if config.logo:
+        suffix = Path(config.logo).suffix.lower().lstrip(".")
+        mime = {"jpg": "jpeg", "svg": "svg+xml"}.get(suffix, suffix)
+        logo = f"data:image/{mime};base64," + base64.b64encode(Path(config.logo).read_bytes()).decode()
+    who = config.author or config.institution or "reportgen"
+    commit = own.get("commit") or "commit unknown"
+    parts = [f"{who} ({when.year}). {plain(config.title)}."]
+    if config.subtitle:
+        parts[-1] = parts[-1][:-1] + f": {plain(config.subtitle)}."
+    parts += [p + "." for p in (config.course, config.institution if config.author else "") if p]
+    parts.append(f"Report {build}, built {when.date().isoformat()} by reportgen {own.get('version', '')} "
+                 f"({commit[:12]}{'+dirty' if commit.endswith('+dirty') else ''}), profile {info['profile']}, "
+                 f"seed {info['seed']}.")
+    return {
+        "title": config.title,
+        "title_plain": plain(config.title),
+        "subtitle": config.subtitle,
+        "author": config.author,
+        "course": config.course,
+        "institution": config.institution,
+        "logo": logo,
+        "keywords": list(config.keywords),
+        "lang": "en",
+        "date": when.date().isoformat(),
+        "year": when.year,
+        "build": build,
+        "cite": " ".join(parts),
+    }
+
+
+def context(sections, catalog, info, config, build):
+    """Everything the templates show, for one build."""
+    chapters, appendix, rows = chapters_and_appendix(sections, config)
+    found = findings(sections, catalog, rows, chapters)
+    documents, papers = references(catalog, sections)
+    key_figures = []
+    for c in chapters:  # the handout's figures: the first of each chapter
+        first = next((f for p in c["parts"] for f in p["figures"]), None)
+        if first:
+            key_figures.append(dict(first, chapter=c["title"], chapter_slug=c["slug"]))
+    return {
+        "meta": title_block(config, info, build),
+        "info": info,
+        "sections": chapters,
+        "appendix": appendix,
+        "claims": rows,
+        "findings": found,
+        "coverage": coverage([j for s in sections for j in s.judged], catalog.documents, catalog.unchecked),
+        "family_wise": family_wise([j for s in sections for j in s.judged]),
+        "unchecked": list(catalog.unchecked),
+        "totals": found["counts"],
+        "n_checks": found["n_checks"],
+        "n_documents": len(catalog.documents),
+        "verdicts": VERDICTS,
+        "documents": documents,
+        "papers": papers,
+        "key_figures": key_figures,
+        "formats": list(config.format),
+        "failed": [s.experiment.name for s in sections if s.error],
+    }

@@ -1,0 +1,54 @@
+"""Plain-text math, typeset for each medium; numbers kept whole; references verified."""
+
+import hashlib
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from reportgen.mathtex import NNBSP, inline, mathtext, plain
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize(
+    "text, tex",
+    [
+        ("√d_k", r"√$d_{k}$"),
+        ("Var(q·k / √(d_k/2))", r"Var(q·k / √($d_{k}$/2))"),
+        ("‖J‖_F", r"$\|J\|_{F}$"),
+        ("d_model = 64", r"$d_{\mathrm{model}}$ = 64"),
+        ("QK^T", r"$QK^{T}$"),
+        ("√(2 ln n)", "√(2 ln n)"),
+        ("kaiming_uniform, in_proj, manual_seed", "kaiming_uniform, in_proj, manual_seed"),
+        ("plain words", "plain words"),
+    ],
+)
+def test_mathtext_for_matplotlib(text, tex):
+    assert mathtext(text) == tex
+
+
+def test_screen_gets_mathml_and_print_gets_markup():
+    screen, printed = inline("the √d_k scale", "screen"), inline("the √d_k scale", "print")
+    assert "<math" in screen and "<msqrt>" in screen and "√d_k" not in screen
+    assert "<math" not in printed and 'class="sqrt"' in printed and "<sub>" in printed
+
+
+def test_numbers_keep_their_groups_together():
+    assert inline("13 035 282.703 and 1 000 pairs") == f"13{NNBSP}035{NNBSP}282.703 and 1{NNBSP}000 pairs"
+    assert plain("√d_k") == "√dₖ"
+
+
+def test_math_stays_with_its_punctuation():
+    assert 'class="nowrap"' in inline("is d_k, as", "screen")
+
+
+def test_document_hashes_match_the_seeds():
+    """Each bibliography entry's SHA-256 is that of the document text checked."""
+    seeds = ROOT.parent / "shared" / "seeds"
+    if not seeds.is_dir():
+        pytest.skip("no ../shared/seeds here")
+    data = tomllib.loads((ROOT / "templates" / "references.toml").read_text(encoding="utf-8"))
+    for doc in data["document"]:
+        text = (seeds / doc["file"]).read_bytes()
+        assert hashlib.sha256(text).hexdigest() == doc["sha256"], doc["file"]
