@@ -5,12 +5,19 @@ Provenance then names the code that made a report, whatever folder it runs in. A
 editable install gets no file: it reads the commit of its own checkout at run time.
 """
 
+import importlib.util
 import json
 from pathlib import Path
 
 from setuptools.command.build_py import build_py as _build_py
 
-from reportgen.provenance import source_commit
+
+def _source_commit(folder):
+    """reportgen/_commit.py's source_commit, loaded by path: reportgen is not importable yet."""
+    spec = importlib.util.spec_from_file_location("_reportgen_commit", Path(__file__).with_name("_commit.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.source_commit(folder)
 
 
 class build_py(_build_py):  # noqa: N801 (setuptools' command name)
@@ -20,7 +27,7 @@ class build_py(_build_py):  # noqa: N801 (setuptools' command name)
         super().run()
         if getattr(self, "editable_mode", False):
             return
-        commit = source_commit(Path.cwd())
+        commit = _source_commit(Path.cwd())
         if commit is None:
             return
         target = Path(self.build_lib) / "reportgen" / "_build.json"

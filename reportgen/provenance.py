@@ -3,8 +3,9 @@
 import datetime
 import os
 import platform
-import subprocess
 from importlib import metadata
+
+from reportgen._commit import source_commit
 from pathlib import Path
 
 PACKAGES = ("reportgen", "torch", "numpy", "matplotlib", "jinja2", "click", "weasyprint", "ziamath")
@@ -55,23 +56,6 @@ def reportgen_build():
         pass
     package = Path(__file__).resolve().parent
     return {"version": __version__, "commit": source_commit(package), "source": "checkout"}
-
-
-def source_commit(folder):
-    """HEAD of the git repository holding `folder`, '+dirty' with local changes; None when not one."""
-    try:
-        top = subprocess.run(["git", "-C", str(folder), "rev-parse", "--show-toplevel"],
-                             capture_output=True, text=True, timeout=5, check=True).stdout.strip()
-        # Only when the package is that repository's own code, not a folder vendored into another.
-        if not (Path(top) / "pyproject.toml").is_file() or not (Path(top) / "reportgen").is_dir():
-            return None
-        head = subprocess.run(["git", "-C", top, "rev-parse", "HEAD"],
-                              capture_output=True, text=True, timeout=5, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", top, "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=5, check=True).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return head + ("+dirty" if dirty else "")
 
 
 def versions():

@@ -30,7 +30,14 @@ def no_progress(items, label):
 
 
 def run_experiment(experiment, params):
-    """An experiment's results on the CPU with seed 0, after the pipeline's JSON round trip."""
+    """An experiment's results on the CPU with seed 0, after the pipeline's JSON round trip.
+
+    One torch thread, as the pipeline's default: a second OpenMP thread spin-waits on a
+    shared 2-core machine and made the language model's quick run 30x slower.
+    """
+    import torch
+
+    torch.set_num_threads(1)
     return json.loads(json.dumps(experiment.run(params, 0, "cpu", no_progress)))
 
 
