@@ -6,7 +6,7 @@ from dataclasses import replace
 import numpy as np
 
 from reportgen.experiments.lm import PART_ATTENTION, PART_BATTERY, PART_SWEEP
-from reportgen.experiments.lm.measures import Battery, Sweep, alpha_fit, capped, diverged, lr_text, mean_entropy, name
+from reportgen.experiments.lm.measures import Battery, Sweep, alpha_fit, capped, diverged, lr_text, mean_entropy
 from reportgen.experiments.lm.params import BATTERY_SCALINGS, LABELS, NAMES
 from reportgen.family import Figure
 from reportgen.figures import subplots

@@ -319,7 +319,7 @@ def test_excess(results, sweep="width", at="largest", variant="unscaled", refere
     return Measurement(value, n=len(s.lrs), method=f"test bits per byte at the tuned rate, {variant} "
                        f"{'relative to' if relative else 'minus'} {reference}, {where}", digits=3,
                        detail=((f"test bits/byte, {variant}", tv, 3), (reference, tr, 3),
-                               (f"tuned rates", f"{lr_text(s.tuned(key, variant))} / "
+                               ("tuned rates", f"{lr_text(s.tuned(key, variant))} / "
                                 f"{lr_text(s.tuned(key, reference))}")))
 
 
@@ -658,7 +658,7 @@ def battery_entropy(results, task, d_k="largest", budget=1.0, optimizer="adam", 
         return (float(np.mean([m["curves"]["entropy"][i] or 0 for m in ms])),
                 float(np.mean([m["initial_entropy"] or 0 for m in ms])), lr)
 
-    (hv, h0, lr), (hr, _, lr_r) = at(variant), at(reference)
+    (hv, h0, lr), (hr, _, _) = at(variant), at(reference)
     return Measurement(hv, n=b.b["seeds"], method=f"{task}, d_k = {d_k}, {optimizer}, step {step}: attention "
                        f"entropy over uniform's, {variant} at its best rate ({lr_text(lr)})", digits=2,
                        detail=((f"at step 1, {variant}", h0, 2), (f"{reference} at step {step}", hr, 2)))

@@ -10,10 +10,8 @@ from reportgen.experiments.lm.measures import (
     Sweep,
     alpha_fit,
     collapsed_share,
-    diverged,
     lr_text,
     mean_entropy,
-    name,
     peak_logit,
 )
 from reportgen.experiments.lm.params import (
