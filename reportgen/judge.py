@@ -276,6 +276,8 @@ def _finish(claim, verdict, sentence, severity):
         extra.append("A minor slip (rounding or presentation), not a wrong idea.")
     if claim.note:
         extra.append(claim.note)
+    if claim.boundary:
+        extra.append(f"On a boundary: {claim.boundary}.")
     return " ".join([sentence, *extra]).strip()
 
 
