@@ -153,16 +153,40 @@ def pdf_key(html, results_json):
     return digest.hexdigest()[:32]
 
 
-def cached_pdf(html, results_json, info, store, name="report"):
-    """The PDF of exactly this HTML and JSON: rendered once, then reused from the cache."""
+def pdfs(named, results_json, info, store):
+    """{name: PDF bytes} for {name: print HTML}: cached ones reused, the others rendered, the
+    second in a worker process while this one renders the first (WeasyPrint holds the GIL)."""
     from reportgen.cache import check_pdf
 
-    digest = pdf_key(html, results_json)
-    pdf = store.load_bytes(name, digest, check_pdf)
-    if pdf is None:
-        pdf = render_pdf(html, results_json, info)
-        store.store_bytes(name, digest, pdf)
-    return pdf
+    keys = {name: pdf_key(html, results_json) for name, html in named.items()}
+    out = {name: store.load_bytes(name, keys[name], check_pdf) for name in named}
+    todo = [name for name in named if out[name] is None]
+    elsewhere = None
+    if len(todo) > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        try:
+            pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+            elsewhere = (todo[-1], pool, pool.submit(render_pdf, named[todo[-1]], results_json, info))
+            todo = todo[:-1]
+        except OSError:
+            elsewhere = None  # no process to spare: render both here
+    try:
+        for name in todo:
+            out[name] = render_pdf(named[name], results_json, info)
+        if elsewhere is not None:
+            name, pool, future = elsewhere
+            try:
+                out[name] = future.result()
+            except Exception:  # a worker that died: render it here
+                out[name] = render_pdf(named[name], results_json, info)
+    finally:
+        if elsewhere is not None:
+            elsewhere[1].shutdown(wait=False, cancel_futures=True)
+    for name in named:
+        store.store_bytes(name, keys[name], out[name])
+    return out
 
 
 def write(sections, catalog, info, config, timings, store, progress=None):
@@ -190,10 +214,9 @@ def write(sections, catalog, info, config, timings, store, progress=None):
         timings["html"] = time.perf_counter() - stage
         if "pdf" in config.format:
             stage = time.perf_counter()
-            with progress.stage("pdf", "typesetting report.pdf (tagged PDF/UA-1)"):
-                files["report.pdf"] = cached_pdf(printed, results_json.encode(), info, store)
-            with progress.stage("handout", "typesetting report-handout.pdf"):
-                files["report-handout.pdf"] = cached_pdf(handout, results_json.encode(), info, store, "handout")
+            with progress.stage("pdf", "typesetting report.pdf and report-handout.pdf (tagged PDF/UA-1)"):
+                both = pdfs({"report": printed, "handout": handout}, results_json.encode(), info, store)
+            files["report.pdf"], files["report-handout.pdf"] = both["report"], both["handout"]
             timings["pdf"] = time.perf_counter() - stage
     try:
         return publish(out, files, build)
