@@ -41,7 +41,7 @@ def sweep_figure(results):
             tuned = s.tuned(k, v)
             alt.append(f"{_short(s, k)}, {v}: best {min(y):.2f} bits/byte at lr {lr_text(tuned)}, "
                        f"{sum(bad)} of {len(bad)} rates diverged")
-        ax.set(xscale="log", xlabel="AdamW peak rate")
+        ax.set(xscale="log", xlabel="peak rate")  # short: four panels share one row
         ax.set_title(f"d_k = {s.dk(k)}, width {k[0]}", fontsize=7)
     axes[0, 0].set_ylabel("final validation bits/byte")
     fig.legend(loc="upper center", ncol=4, fontsize=6, bbox_to_anchor=(0.5, 0.0))
