@@ -183,10 +183,26 @@ def pdfs(named, results_json, info, store):
                 out[name] = render_pdf(named[name], results_json, info)
     finally:
         if elsewhere is not None:
-            elsewhere[1].shutdown(wait=False, cancel_futures=True)
+            _stop(*elsewhere[1:])
     for name in named:
         store.store_bytes(name, keys[name], out[name])
     return out
+
+
+def _stop(pool, future):
+    """Shut the PDF worker down: wait when its PDF is done, else end it now (the build is stopping).
+
+    A worker left behind would keep its parent (a test session, a CI job) from exiting.
+    """
+    if future.done():
+        pool.shutdown(wait=True)
+        return
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # CPython's executor keeps them here
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.join(timeout=5)
 
 
 def write(sections, catalog, info, config, timings, store, progress=None):
