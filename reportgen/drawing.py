@@ -12,7 +12,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-from reportgen import cache
+from reportgen import cache, workers
 from reportgen.atomic import write_if_changed
 from reportgen.errors import short_traceback
 from reportgen.family import Figure
@@ -107,7 +107,7 @@ class Drawer:
     def _submit(self, job, formats):
         if self.pool is None:
             self.pool = self.executor()
-        return self.pool.submit(_draw_registered, job.experiment.name, job.results, job.documented, formats)
+        return workers.submit(self.pool, _draw_registered, job.experiment.name, job.results, job.documented, formats)
 
     def finish(self):
         """Wait for the SVGs; start the PNGs. Files are written by close(), SVG and PNG together,
@@ -168,16 +168,8 @@ class Drawer:
 
     def abandon(self):
         """Stop drawing now (the build is stopping): end the workers and wait for them to go."""
-        if self.pool is None:
-            return
-        # The executor keeps its processes in `_processes` (CPython); ending them here spares
-        # the user their tracebacks, which a worker still starting prints when its parent leaves.
-        processes = list((getattr(self.pool, "_processes", None) or {}).values())
-        self.pool.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            process.terminate()
-        for process in processes:
-            process.join(timeout=5)
+        if self.pool is not None:
+            workers.stop_now(self.pool)
 
     def _entries(self, job, entries):
         """The SVG entries: cached, from a worker, or drawn here (SVG and PNG at once)."""

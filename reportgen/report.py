@@ -166,9 +166,11 @@ def pdfs(named, results_json, info, store):
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
+        from reportgen import workers
+
         try:
             pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
-            elsewhere = (todo[-1], pool, pool.submit(render_pdf, named[todo[-1]], results_json, info))
+            elsewhere = (todo[-1], pool, workers.submit(pool, render_pdf, named[todo[-1]], results_json, info))
             todo = todo[:-1]
         except OSError:
             elsewhere = None  # no process to spare: render both here
@@ -194,15 +196,12 @@ def _stop(pool, future):
 
     A worker left behind would keep its parent (a test session, a CI job) from exiting.
     """
+    from reportgen import workers
+
     if future.done():
         pool.shutdown(wait=True)
-        return
-    processes = list((getattr(pool, "_processes", None) or {}).values())  # CPython's executor keeps them here
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        process.terminate()
-    for process in processes:
-        process.join(timeout=5)
+    else:
+        workers.stop_now(pool)
 
 
 def write(sections, catalog, info, config, timings, store, progress=None):
