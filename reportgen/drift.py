@@ -24,6 +24,8 @@ import json
 import math
 from dataclasses import asdict, dataclass, field
 
+from reportgen.judge import VERDICTS  # standard library only: diff still needs no torch
+
 # A numeric leaf "changed" when |new - old| > REL_TOL * max(|old|, |new|). Floats survive
 # the JSON round trip exactly (repr), and a rerun with the same seed, profile, device and
 # library versions gives bit-identical results, so any nonzero difference is real. 1e-9 sits
@@ -35,7 +37,6 @@ TEXT_LIMIT = 20  # items per list in the text output (the JSON has them all)
 
 NONFINITE_STRINGS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf, "infinity": math.inf, "-infinity": -math.inf}
 
-VERDICTS = ("confirmed", "partly", "contradicted", "inconclusive", "unverifiable")  # as reportgen.judge
 SCHEMA_VERSION = 2
 
 

@@ -78,10 +78,8 @@ def compare(config, progress, seeds=1, catalog=None, families=None):
         )
     measured = {j.id for j in judged}
     ran = {s.experiment.name for s in sections}
-    family = {c.id: c.family for c in catalog.claims}
     for c in catalog.claims:
-        needs = {c.family, *(family.get(i) for i in c.over)}  # a summary needs its setups' families
-        if needs <= ran and c.id not in measured:
+        if catalog.families_needed(c) <= ran and c.id not in measured:
             documented = c.documented if isinstance(c.documented, str) else ", ".join(c.documented)
             rows.append(Row(c.id, c.doc, c.section, c.label, c.quote, documented, "—", "", c.rule, "—",
                             c.expected_for(config.profile), MISSING))

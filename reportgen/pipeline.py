@@ -183,10 +183,9 @@ def sum_up(sections, catalog):
     in the section of the family it names (beside its setups' tables)."""
     judged = {j.id: j for s in sections for j in s.judged}
     ran = {s.experiment.name for s in sections if not s.error}
-    family = {c.id: c.family for c in catalog.claims}
     extra = {}
     for claim in catalog.summaries():
-        if {claim.family, *(family[i] for i in claim.over)} <= ran:  # else it is not judged at all
+        if catalog.families_needed(claim) <= ran:  # else it is not judged at all
             setups = [judged[i] for i in claim.over if i in judged]
             extra.setdefault(claim.family, []).append(summarize(claim, setups))
     return [replace(s, judged=s.judged + tuple(extra.get(s.experiment.name, ()))) for s in sections]
@@ -277,12 +276,12 @@ def _remove_leftovers(config, store, families):
 
 def announce(config, device, store, progress):
     """Say how long the build should take; a full build on the CPU gets a warning first."""
-    from reportgen.progress import _duration, estimate, full_on_cpu
+    from reportgen.progress import duration, estimate, full_on_cpu
 
     if config.profile == "full" and device == "cpu":
         low, high = full_on_cpu(config, store)
         progress.warn(
-            f"--profile full on the CPU would take {_duration(low)} to {_duration(high)} (10-100x a standard "
+            f"--profile full on the CPU would take {duration(low)} to {duration(high)} (10-100x a standard "
             "build here); it is sized for a GPU: use --device cuda on one, or --profile standard; Ctrl-C stops it"
         )
     seconds, basis = estimate(config, device, store)

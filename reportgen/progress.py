@@ -26,7 +26,7 @@ def color_allowed(stream):
     return not os.environ.get("NO_COLOR") and stream.isatty()
 
 
-def _duration(seconds):
+def duration(seconds):
     if seconds < 90:
         return f"{seconds:.0f} s"
     if seconds < 5400:
@@ -51,9 +51,9 @@ class Progress:
     def _stamp(self):
         now = self.elapsed()
         if self.estimate and now <= self.estimate:
-            return f"[{now:5.1f} s of about {_duration(self.estimate)}]"
+            return f"[{now:5.1f} s of about {duration(self.estimate)}]"
         if self.estimate:
-            return f"[{now:5.1f} s; expected about {_duration(self.estimate)}]"
+            return f"[{now:5.1f} s; expected about {duration(self.estimate)}]"
         return f"[{now:5.1f} s]"
 
     def echo(self, message):
@@ -68,7 +68,7 @@ class Progress:
     def plan(self, seconds, basis):
         """Announce the whole build's expected duration; later lines show it beside the clock."""
         self.estimate = seconds
-        self.echo(f"expected build time: about {_duration(seconds)} ({basis})")
+        self.echo(f"expected build time: about {duration(seconds)} ({basis})")
 
     @contextlib.contextmanager
     def stage(self, name, what=""):
@@ -114,7 +114,7 @@ def estimate(config, device, store):
         return float(last["seconds"]), f"the last {config.profile} build on this {device} took that long"
     if config.profile == "full" and device == "cpu":
         low, high = full_on_cpu(config, store)
-        return high, f"full on the CPU: {_duration(low)} to {_duration(high)}"
+        return high, f"full on the CPU: {duration(low)} to {duration(high)}"
     if config.profile in TYPICAL_SECONDS:
         return TYPICAL_SECONDS[config.profile], "a typical cold build on 2 CPU cores"
     return None, ""

@@ -15,6 +15,7 @@ from importlib import resources
 from pathlib import Path
 
 from reportgen.errors import ConfigError
+from reportgen.judge import VERDICTS
 from reportgen.thresholds import THRESHOLDS
 
 # consistency: a check of a document's own arithmetic on its own numbers (a measured
@@ -22,9 +23,7 @@ from reportgen.thresholds import THRESHOLDS
 KINDS = ("arithmetic", "statistical", "qualitative", "premise", "literature", "consistency")
 RULES = ("exact", "interval", "at_least", "at_most", "summary", "reference", "unverifiable")
 BOUNDS = ("value", "lo", "hi")
-VERDICTS = ("confirmed", "partly", "contradicted", "inconclusive", "unverifiable")
 SEVERITIES = ("material", "minor")
-PROFILES = ("quick", "standard", "full")
 REQUIRED = ("id", "section", "quote", "documented", "kind", "rule", "table", "label", "expected")
 OPTIONAL = ("family", "value", "measure", "args", "threshold", "bound", "justification", "reason",
             "margin", "over", "severity", "correct", "note", "boundary", "reference", "reference_quote", "holds",
@@ -95,6 +94,11 @@ class Catalog:
 
     def summaries(self):
         return [c for c in self.claims if c.rule == "summary"]
+
+    def families_needed(self, claim):
+        """The families whose runs a claim's verdict needs: its own, and its setups' for a summary."""
+        family = {c.id: c.family for c in self.claims}
+        return {claim.family, *(family.get(i) for i in claim.over)}
 
     def parent_of(self):
         """{child id: id of the summary claim that sums it up}."""
