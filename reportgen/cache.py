@@ -280,6 +280,7 @@ class Cache:
 # --- what a valid entry holds -------------------------------------------------------------
 
 SLUG = re.compile(r"[a-z0-9][a-z0-9_-]{0,79}")
+PNG_MAX_SIDE = 8000  # pixels: a report figure at 200 dpi is about 1300 × 600
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
@@ -320,10 +321,15 @@ def check_figures(payload):
             return f"figure {entry['slug']} is not SVG"
         if "png" in entry:
             try:
-                if not base64.b64decode(entry["png"], validate=True).startswith(PNG_MAGIC):
-                    return f"figure {entry['slug']}'s PNG is not a PNG"
+                png = base64.b64decode(entry["png"], validate=True)
             except (binascii.Error, ValueError, TypeError):
                 return f"figure {entry['slug']}'s PNG is not base64"
+            if not png.startswith(PNG_MAGIC) or png[12:16] != b"IHDR":
+                return f"figure {entry['slug']}'s PNG is not a PNG"
+            # The PDF embeds it: a header claiming a vast image (a decompression bomb) is refused.
+            width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+            if not (0 < width <= PNG_MAX_SIDE and 0 < height <= PNG_MAX_SIDE):
+                return f"figure {entry['slug']}'s PNG claims {width}×{height} pixels"
     return None
 
 

@@ -54,6 +54,23 @@ def claim_row(j, table):
     }
 
 
+def passages(rows):
+    """Consecutive rows that check one passage of a document, grouped under it.
+
+    The passage (document, section, verbatim quote) heads its rows once, however many values
+    it holds: the appendix shows each quote once, and the PDF sets a fifth fewer lines.
+    """
+    groups = []
+    for row in rows:
+        key = (row["doc"], row["section"], row["quote"])
+        if groups and groups[-1]["key"] == key:
+            groups[-1]["rows"].append(row)
+        else:
+            groups.append({"key": key, "doc": row["doc"], "section": row["section"], "quote": row["quote"],
+                           "rows": [row]})
+    return groups
+
+
 def _figure_files(config, experiment, slug):
     """Links from the output folder to a figure's SVG and PNG files."""
     out = Path(config.output).resolve()
@@ -71,8 +88,8 @@ def chapters_and_appendix(sections, config):
         for t in s.tables:
             part = t.part if isinstance(t, Table) else t[0].part
             parts.setdefault(part, {"title": part, "figures": [], "tables": []})["tables"].append(t)
-        for fig, svg in s.figures:
-            parts.setdefault(fig.part, {"title": fig.part, "figures": [], "tables": []})["figures"].append((fig, svg))
+        for fig, files in s.figures:
+            parts.setdefault(fig.part, {"title": fig.part, "figures": [], "tables": []})["figures"].append((fig, files))
         group = {"number": number, "slug": s.experiment.name, "title": s.experiment.title, "tables": []}
         titled = 0
         for part in parts.values():
@@ -81,11 +98,14 @@ def chapters_and_appendix(sections, config):
                 part["number"] = f"{number}.{titled}"
                 part["anchor"] = f"{s.experiment.name}-{titled}"
             figures, tables = [], []
-            for fig, svg in part["figures"]:
+            for fig, files in part["figures"]:
                 fig_no += 1
                 figures.append({
                     "number": fig_no, "slug": fig.slug, "caption": fig.caption, "alt": fig.alt,
-                    "src": "data:image/svg+xml;base64," + base64.b64encode(svg).decode(),
+                    # report.html draws the SVG; the PDFs embed the PNG (print resolution), which
+                    # WeasyPrint writes in a millisecond where the SVG took a tenth of a second
+                    "src": {"screen": "data:image/svg+xml;base64," + base64.b64encode(files["svg"]).decode(),
+                            "print": "data:image/png;base64," + base64.b64encode(files["png"]).decode()},
                     "files": _figure_files(config, s.experiment.name, fig.slug),
                 })
             for t in part["tables"]:
@@ -99,7 +119,7 @@ def chapters_and_appendix(sections, config):
                 mine = [claim_row(j, label) for j in judged]
                 rows.update((r["id"], r) for r in mine)
                 item = {"number": label, "table": table, "claims": mine, "counts": verdict_counts(judged),
-                        "part": part.get("number", "")}
+                        "part": part.get("number", ""), "passages": passages(mine)}
                 group["tables"].append(item)
                 tables.append({"number": label, "table": table, "claims": mine, "pointer": True,
                                "counts": item["counts"]})

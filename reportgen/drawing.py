@@ -1,14 +1,12 @@
 """Figures drawn beside the experiments: worker processes draw while the main one computes.
 
-The report needs only the SVGs, so the workers draw those first; the PNGs (for
-slides) are drawn while the main process lays out the PDF, on the core it leaves idle.
+Each figure is built once and saved twice: SVG for report.html (and for the web), PNG at
+print resolution for the PDFs (and for slides). WeasyPrint draws an SVG node by node in
+Python, which took a third of the PDF's writing time; a PNG it embeds as it is.
 """
 
 import base64
-import multiprocessing
-import os
 from dataclasses import dataclass
-from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
@@ -45,77 +43,42 @@ def _draw_registered(name, results, documented, formats):
     return figure_entries(EXPERIMENTS[name], results, documented, formats)
 
 
-def _worker_pool():
-    context = multiprocessing.get_context("spawn")  # no fork after torch's threads start
-    # Two workers: once the experiments are done (in quick, after 4 s) both cores draw.
-    return ProcessPoolExecutor(max_workers=2, mp_context=context, initializer=_die_with_parent,
-                               initargs=(os.getpid(),))
-
-
-def _die_with_parent(parent):
-    """Worker start: end this worker when the build process ends, however it ends.
-
-    Linux delivers SIGTERM when the parent dies (prctl PR_SET_PDEATHSIG); elsewhere, and as
-    a fallback, a thread notices the worker was re-parented and exits.
-    """
-    import ctypes
-    import signal
-    import threading
-    import time
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG (linux/prctl.h)
-    except (OSError, AttributeError):
-        pass
-    if os.getppid() != parent:  # the parent died before the line above
-        os._exit(1)
-
-    def watch():
-        while os.getppid() == parent:
-            time.sleep(1.0)
-        os._exit(1)
-
-    threading.Thread(target=watch, daemon=True).start()
-
-
 class Drawer:
     """Draws each finished experiment's figures, in worker processes when they are worth it.
 
-    `finish()` returns once every SVG is there; `close()` waits for the PNGs, then
-    writes and caches them. Cached figures are never redrawn.
+    `finish()` returns once every figure is drawn; `close()` writes and caches them, after
+    the report, so an interrupted build leaves the figures of the previous one as they were.
+    Cached figures are never redrawn.
     """
 
     def __init__(self, config, store, parallel=True, executor=None):
         self.config = config
         self.store = store  # the build's Cache
         self.parallel = parallel
-        self.executor = executor or _worker_pool
+        self.executor = executor or workers.pool
         self.pool = None
         self.jobs = []  # (Job, future or entries)
-        self.pngs = []  # (Job, svg entries, future of png entries)
+        self.drawn = []  # (Job, entries, whether they came from the cache)
 
     def submit(self, run, documented):
         """Start drawing a run's figures; `documented` maps claim ids to printed numbers."""
         experiment = run.experiment
         job = Job(experiment, run.results, documented, cache.figures_key(experiment, run.results, documented))
         entries = self.store.load(job.cache_name, job.digest, cache.check_figures)
+        if entries is not None and not all("png" in e for e in entries):
+            entries = None  # drawn by an older reportgen, without the PNGs the PDF now uses
         if entries is None and self.parallel:
-            entries = self._submit(job, ("svg",))
+            try:
+                if self.pool is None:
+                    self.pool = self.executor()
+                entries = workers.submit(self.pool, _draw_registered, experiment.name, job.results, documented, FORMATS)
+            except BrokenProcessPool:  # a worker died (killed, out of memory): finish() draws here
+                entries = None
         self.jobs.append((job, entries))
 
-    def _submit(self, job, formats):
-        if self.pool is None:
-            self.pool = self.executor()
-        return workers.submit(self.pool, _draw_registered, job.experiment.name, job.results, job.documented, formats)
-
     def finish(self):
-        """Wait for the SVGs; start the PNGs. Files are written by close(), SVG and PNG together,
-        so an interrupted build leaves the figures of the previous one as they were.
-
-        Returns {experiment name: (figures, error)}: figures as (Figure, svg bytes), or
-        the error that stopped them.
-        """
+        """Wait for the figures. Returns {experiment name: (figures, error)}: figures as
+        (Figure, {"svg": bytes, "png": bytes}), or the error that stopped them."""
         drawn = {}
         try:
             for job, entries in self.jobs:
@@ -123,48 +86,27 @@ class Drawer:
                 try:
                     cached = isinstance(entries, list)
                     entries = self._entries(job, entries)
-                    figures = [(Figure(e["slug"], e["caption"], e["alt"], None, e["part"]), e["svg"].encode())
+                    figures = [(Figure(e["slug"], e["caption"], e["alt"], None, e["part"]),
+                                {"svg": e["svg"].encode(), "png": base64.b64decode(e["png"])})
                                for e in entries]
-                    drawn[name] = (figures, None)
-                    if all("png" in e for e in entries):
-                        self.pngs.append((job, entries, _done(entries, cached)))
-                        continue
                 except Exception as exc:
                     drawn[name] = ((), short_traceback(exc))
                     continue
-                try:
-                    png = self._submit(job, ("png",))
-                except Exception as exc:  # a broken pool: the SVGs and the report still stand
-                    png = Future()
-                    png.set_exception(exc)
-                self.pngs.append((job, entries, png))
+                drawn[name] = (figures, None)
+                self.drawn.append((job, entries, cached))
         except BaseException:
             self.abandon()
             raise
         return drawn
 
     def close(self):
-        """Wait for the PNGs, write and cache every figure, stop the workers.
-
-        Returns {experiment name: last error line} for PNGs that failed; the report is
-        written by then, so the build reports them in its summary line and exit status.
-        """
-        failed = {}
+        """Write and cache every figure drawn, stop the workers."""
         try:
-            for job, entries, png in self.pngs:
-                try:
-                    drawn = png.result()
-                    if [e["slug"] for e in drawn] != [e["slug"] for e in entries]:
-                        raise RuntimeError("the figures changed between the SVG and the PNG drawing")
-                    cached = getattr(png, "cached", False)
-                    self._store(job, [{**e, "png": p["png"]} for e, p in zip(entries, drawn)], cached)
-                except Exception as exc:
-                    failed[job.experiment.name] = f"{type(exc).__name__}: {exc}"
-                    self._write_svgs_only(job, entries)
+            for job, entries, cached in self.drawn:
+                self._store(job, entries, cached)
         finally:
             if self.pool is not None:
                 self.pool.shutdown(cancel_futures=True)
-        return failed
 
     def abandon(self):
         """Stop drawing now (the build is stopping): end the workers and wait for them to go."""
@@ -172,7 +114,7 @@ class Drawer:
             workers.stop_now(self.pool)
 
     def _entries(self, job, entries):
-        """The SVG entries: cached, from a worker, or drawn here (SVG and PNG at once)."""
+        """The entries: cached, from a worker, or drawn here."""
         if isinstance(entries, list):
             return entries
         try:
@@ -193,25 +135,6 @@ class Drawer:
             write_if_changed(folder / f"{e['slug']}.png", base64.b64decode(e["png"]))
         if not cached:
             self.store.store(job.cache_name, job.digest, entries)
-
-
-    def _write_svgs_only(self, job, entries):
-        """The PNGs failed: write the new SVGs and remove PNGs of older results beside them."""
-        folder = Path(self.config.figures) / job.experiment.name
-        try:
-            for e in entries:
-                write_if_changed(folder / f"{e['slug']}.svg", e["svg"].encode())
-                (folder / f"{e['slug']}.png").unlink(missing_ok=True)
-        except OSError:
-            pass  # the failure is already reported; the report holds the SVGs
-
-
-def _done(entries, cached):
-    """A finished future holding entries that already have their PNGs."""
-    future = Future()
-    future.set_result(entries)
-    future.cached = cached
-    return future
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,15 @@
 """config → run (or cache) → results → measures and verdicts → tables, figures → HTML → PDF.
 
-Each stage takes what the previous one returned: `run_one` gives a `Run`, `judge_run`
+Each stage takes what the previous one returned: `runs` gives each `Run`, `judge_run`
 the verdicts of the family's claims on it, `lay_out` its tables, the drawer its
 figures, and `Section` holds them for the report.
 """
 
+import contextlib
 import json
 import math
 import time
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 
 from reportgen import cache
@@ -43,7 +45,7 @@ class Section:
     run: Run
     judged: tuple = ()  # Judged, in claims-file order
     tables: tuple = ()  # Table, or (ClaimTable, tuple of Judged)
-    figures: tuple = ()  # (Figure, svg bytes)
+    figures: tuple = ()  # (Figure, {"svg": bytes, "png": bytes})
     error: str | None = None  # the run's error, or the one of its tables or figures
 
     @property
@@ -91,33 +93,147 @@ def nonfinite_paths(value, path="results"):
     return []
 
 
-def run_one(experiment, config, device, progress, store):
-    """Results of one experiment from the cache (`store`) or a fresh seeded run."""
-    params = experiment.params[config.profile]
+def run_here(experiment, digest, config, device, progress, store):
+    """A fresh seeded run in this process, cached under `digest`; a failure is the Run's error."""
+    progress.echo(f"{experiment.name}: running on {device}")
     start = time.perf_counter()
     try:
-        # Thread count can change float reduction order, so it is part of the key.
-        digest = cache.key(experiment, params, config.seed, f"{device}/{config.threads}")
-        entry = store.load(experiment.name, digest, cache.check_run)
-        from_cache = entry is not None
-        if entry is None:
-            import torch
-
-            torch.set_num_threads(config.threads)
-            results = experiment.run(params, config.seed, device, progress)
-            # A JSON round trip makes fresh results identical to cached ones.
-            entry = {"computed_at": build_time().isoformat(), "results": json.loads(json.dumps(results))}
-            store.store(experiment.name, digest, entry)  # a refusal is a warning: the results stand
+        results = compute(experiment.run, experiment.params[config.profile], config, device, progress)
     except Exception as exc:  # one experiment's failure must not stop the others
         return Run(experiment, error=short_traceback(exc), seconds=time.perf_counter() - start)
-    return Run(
-        experiment,
-        results=entry["results"],
-        from_cache=from_cache,
-        seconds=time.perf_counter() - start,
-        nonfinite=tuple(nonfinite_paths(entry["results"])),
-        computed_at=entry["computed_at"],
-    )
+    return fresh_run(experiment, digest, results, store, time.perf_counter() - start)
+
+
+def cached_run(experiment, config, device, store):
+    """(cache key, the Run from the cache or None)."""
+    params = experiment.params[config.profile]
+    # Thread count can change float reduction order, so it is part of the key.
+    digest = cache.key(experiment, params, config.seed, f"{device}/{config.threads}")
+    entry = store.load(experiment.name, digest, cache.check_run)
+    if entry is None:
+        return digest, None
+    return digest, Run(experiment, results=entry["results"], from_cache=True,
+                       nonfinite=tuple(nonfinite_paths(entry["results"])), computed_at=entry["computed_at"])
+
+
+def compute(run, params, config, device, progress):
+    """A fresh seeded run's results, after the JSON round trip that makes them identical to cached ones."""
+    import torch
+
+    torch.set_num_threads(config.threads)
+    return json.loads(json.dumps(run(params, config.seed, device, progress)))
+
+
+def fresh_run(experiment, digest, results, store, seconds):
+    """The Run of freshly computed results, stored in the cache (a refusal is a warning)."""
+    entry = {"computed_at": build_time().isoformat(), "results": results}
+    store.store(experiment.name, digest, entry)
+    return Run(experiment, results=results, seconds=seconds, nonfinite=tuple(nonfinite_paths(results)),
+               computed_at=entry["computed_at"])
+
+
+def _compute_registered(name, config, device):
+    """Worker side: run a registered experiment with silent progress."""
+    from reportgen.experiments import EXPERIMENTS
+
+    experiment = EXPERIMENTS[name]
+    return compute(experiment.run, experiment.params[config.profile], config, device, lambda items, label: items)
+
+
+def runs(experiments, config, device, progress, store):
+    """Each experiment's Run, in the order they finish.
+
+    On a CPU with a core to spare, a second process takes experiments from the end of the
+    list while this one takes them from the front: each family runs seeded and single-
+    threaded, so where it runs does not change its numbers, only when the build is done.
+    """
+    import os
+    from collections import deque
+
+    todo = deque()
+    for experiment in experiments:
+        start = time.perf_counter()
+        try:
+            digest, run = cached_run(experiment, config, device, store)
+        except Exception as exc:
+            yield Run(experiment, error=short_traceback(exc), seconds=time.perf_counter() - start)
+            continue
+        if run is not None:
+            yield replace(run, seconds=time.perf_counter() - start)
+        else:
+            todo.append((experiment, digest))
+    if len(todo) > 1 and device == "cpu" and (os.cpu_count() or 1) > 1:
+        yield from _two_processes(todo, config, device, progress, store)
+        return
+    for experiment, digest in todo:
+        yield run_here(experiment, digest, config, device, progress, store)
+
+
+def _two_processes(todo, config, device, progress, store):
+    """Run the experiments of `todo` (a deque of (experiment, cache key)) here from the front
+    and in a second process from the back; yield each Run as it is done."""
+    import queue
+    import threading
+
+    from reportgen import workers
+
+    done = queue.Queue()  # (experiment, results or the exception it raised, seconds); None at the end
+    pool = workers.pool(1)
+    stopping = threading.Event()
+
+    def feed():
+        while not stopping.is_set():
+            try:
+                experiment, digest = todo.pop()
+            except IndexError:
+                break
+            start = time.perf_counter()
+            try:
+                outcome = workers.submit(pool, _compute_registered, experiment.name, config, device).result()
+            except BaseException as exc:  # noqa: BLE001 (the main thread reports it)
+                outcome = exc
+            done.put((experiment, digest, outcome, time.perf_counter() - start))
+        done.put(None)
+
+    ended = threading.Event()  # the feeder's last item (None) was taken
+
+    def collected(block):
+        while not ended.is_set():
+            try:
+                item = done.get(block=block)
+            except queue.Empty:
+                return
+            if item is None:
+                ended.set()
+                return
+            experiment, digest, outcome, seconds = item
+            if isinstance(outcome, (KeyError, BrokenProcessPool)):
+                # A family registered at run time (unknown over there), or a second process that
+                # died (killed, out of memory): run it here.
+                yield run_here(experiment, digest, config, device, progress, store)
+            elif isinstance(outcome, BaseException):
+                yield Run(experiment, error=short_traceback(outcome), seconds=seconds)
+            else:
+                progress.echo(f"{experiment.name}: computed in a second process")
+                yield fresh_run(experiment, digest, outcome, store, seconds)
+
+    feeder = threading.Thread(target=feed, name="experiments", daemon=True)
+    feeder.start()
+    try:
+        while True:
+            try:
+                experiment, digest = todo.popleft()
+            except IndexError:
+                break
+            yield run_here(experiment, digest, config, device, progress, store)
+            yield from collected(block=False)
+        yield from collected(block=True)
+        feeder.join()
+        pool.shutdown(wait=True)
+    except BaseException:
+        stopping.set()
+        workers.stop_now(pool)
+        raise
 
 
 def judge_run(run, claims):
@@ -221,29 +337,30 @@ def open_cache(config, progress):
 def run_all(config, progress, catalog, families, drawer=None, store=None, device=None):
     """Run (or load) every selected experiment and present it; failures are isolated.
 
-    With a drawer, each section carries its figures' SVGs (the PNGs may still be drawing).
+    With a drawer, each section carries its figures (SVG and PNG).
     """
     device = device or resolve_device(config.device)
     store = store or open_cache(config, progress)
-    sections = []
     try:
-        for experiment in selected(config, families):
-            progress.echo(f"{experiment.name}: running on {device}")
-            run = run_one(experiment, config, device, progress, store)
-            claims = catalog.of_family(experiment.name)
-            section = present(run, claims)
-            if drawer is not None and section.error is None:
-                drawer.submit(run, documented_numbers(claims))
-            state = "FAILED" if section.error else "from cache" if run.from_cache else "ran"
-            progress.echo(f"{experiment.name}: {state} in {run.seconds:.1f} s")
-            sections.append(section)
-            if config.fail_fast:
-                raise_first_failure([section])
+        chosen = selected(config, families)
+        done = {}
+        with contextlib.closing(runs(chosen, config, device, progress, store)) as finished:
+            for run in finished:  # in the order they finish; the report keeps the registry's
+                experiment = run.experiment
+                claims = catalog.of_family(experiment.name)
+                section = present(run, claims)
+                if drawer is not None and section.error is None:
+                    drawer.submit(run, documented_numbers(claims))
+                state = "FAILED" if section.error else "from cache" if run.from_cache else "ran"
+                progress.echo(f"{experiment.name}: {state} in {run.seconds:.1f} s")
+                done[experiment.name] = section
+                if config.fail_fast:
+                    raise_first_failure([section])
     except BaseException:
         if drawer is not None:
             drawer.abandon()
         raise
-    sections = lay_out_all(sum_up(sections, catalog))
+    sections = lay_out_all(sum_up([done[e.name] for e in chosen], catalog))
     if drawer is not None:
         drawn = drawer.finish()
         sections = [with_figures(s, drawn.get(s.experiment.name)) for s in sections]
@@ -318,14 +435,10 @@ def build(config, progress, catalog=None, families=None):
     except BaseException:
         drawer.abandon()
         raise
-    stage = time.perf_counter()
-    png_failed = drawer.close()  # PNGs were drawn while the report was rendered
-    if drawer.pngs:
-        timings["png wait"] = time.perf_counter() - stage
+    drawer.close()  # the figure files, written once the report is
     remember(config, device, store, time.perf_counter() - start)
     # The reason goes in the summary line, which -q keeps: the report is written by now.
     failed = [s.experiment.name for s in sections if s.error]
-    failed += [f"{name} (PNG figures: {reason})" for name, reason in png_failed.items()]
     ran = sum(1 for s in sections if not s.run.from_cache and not s.run.error)
     cached = sum(1 for s in sections if s.run.from_cache and not s.run.error)
     parts = [f"ran {ran} of {len(sections)}, {cached} from cache"]

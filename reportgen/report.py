@@ -8,6 +8,7 @@ for a course). The templates lay the context out; they compute nothing.
 
 import json
 import math
+import re
 import time
 from importlib import resources
 from pathlib import Path
@@ -95,10 +96,28 @@ def environment(medium):
     return env
 
 
+CUSTOM_PROPERTY = re.compile(r"var\((--[\w-]+)\)")
+
+
+def without_custom_properties(css):
+    """The stylesheet with each var(--name) replaced by its :root value, for the PDFs.
+
+    WeasyPrint resolves a custom property through every ancestor of every box (a tenth of
+    the PDF's layout time); print has one palette, so it gets the values themselves.
+    """
+    root = re.search(r":root\s*\{([^}]*)\}", css)
+    if root is None:
+        return css
+    values = dict(re.findall(r"(--[\w-]+)\s*:\s*([^;]+);", root[1]))
+    return CUSTOM_PROPERTY.sub(lambda m: values.get(m[1], m[0]), css[: root.start()] + css[root.end():])
+
+
 def render_html(ctx, medium="screen", template="report.html.j2"):
     """The report as HTML for one medium; the stylesheets go inline, so the file stands alone."""
     folder = templates()
     css = {name: (folder / f"{name}.css").read_text(encoding="utf-8") for name in ("report", "screen", "browser-print")}
+    if medium == "print":
+        css["report"] = without_custom_properties(css["report"])
     handout = template == "handout.html.j2"
     return environment(medium).get_template(template).render(css=css, handout=handout, **ctx)
 
@@ -163,13 +182,10 @@ def pdfs(named, results_json, info, store):
     todo = [name for name in named if out[name] is None]
     elsewhere = None
     if len(todo) > 1:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
         from reportgen import workers
 
         try:
-            pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+            pool = workers.pool(1)
             elsewhere = (todo[-1], pool, workers.submit(pool, render_pdf, named[todo[-1]], results_json, info))
             todo = todo[:-1]
         except OSError:

@@ -1,12 +1,59 @@
 """Worker processes that start, and stop, without leaving tracebacks or orphans behind.
 
-Drawing and the handout's PDF run in spawned processes. Two things go wrong when a build is
-interrupted: a signal that lands while a worker is being spawned cuts its start-up data short
+Drawing, the experiments a second process takes and the handout's PDF run in spawned
+processes. Two things go wrong when a build is interrupted: a signal that lands while a worker is being spawned cuts its start-up data short
 (the child prints "EOFError: Ran out of input"), and an executor shut down without waiting
 leaves its wake-up pipe closed for the interpreter's exit hook ("Bad file descriptor").
 """
 
+import multiprocessing
+import os
+
 from reportgen.publish import signals_held
+
+
+def pool(workers=2):
+    """Spawned worker processes that end with the build, however it ends."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("spawn")  # no fork after torch's threads start
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_start,
+                               initargs=(os.getpid(),))
+
+
+def _worker_start(parent):
+    """Worker start: signals as a worker needs them, and an end with the build process.
+
+    The worker was spawned with SIGINT and SIGTERM held (see submit): it ignores SIGINT (a
+    Ctrl-C reaches the whole process group; the build process handles it and ends its
+    workers) and takes SIGTERM again, so that ending it is immediate. Linux delivers SIGTERM
+    when the parent dies (prctl PR_SET_PDEATHSIG); elsewhere, and as a fallback, a thread
+    notices the worker was re-parented and exits.
+    """
+    import ctypes
+    import signal
+    import threading
+    import time
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+    except (AttributeError, OSError):
+        pass
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG (linux/prctl.h)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:  # the parent died before the line above
+        os._exit(1)
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 def submit(pool, fn, *args):

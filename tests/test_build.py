@@ -17,7 +17,6 @@ from conftest import (
     describe,
     invoke,
     pdf_supported,
-    run_cli,
     snapshot,
     write_placeholder_output,
 )
@@ -40,13 +39,14 @@ def stray_files(folder):
 # --- reproducibility -------------------------------------------------------------------
 
 
-def test_same_seed_gives_identical_bytes(tmp_path, quick_build):
+def test_same_seed_gives_identical_bytes(fresh_build, quick_build):
     """A second --no-cache build in a fresh folder and a fresh interpreter is byte-identical.
 
     SOURCE_DATE_EPOCH is set for the session, so the PDF's dates and identifier are fixed too.
+    The second build (`python -m reportgen build --profile quick --no-cache -q`, see
+    conftest.fresh_build) runs in the background from the session's start; this test runs last.
     """
-    formats = "html,pdf" if quick_build.pdf else "html"
-    proc = run_cli(["build", "--profile", "quick", "--no-cache", "--format", formats, "-q"], tmp_path)
+    proc, tmp_path = fresh_build.proc, fresh_build.root
     assert proc.returncode == 0, describe(proc)
     assert f"ran {len(EXPERIMENTS)} of {len(EXPERIMENTS)}, 0 from cache" in proc.stdout
     assert (tmp_path / "output" / "results.json").read_bytes() == quick_build.results_bytes
@@ -408,40 +408,23 @@ def test_pdf_rendering_failure_touches_nothing(warm_dir, monkeypatch):
     assert stray_files(warm_dir / "output") == []
 
 
-def test_png_failure_fails_the_build_after_the_report(warm_dir, monkeypatch):
-    """PNGs are drawn while the PDF renders; if they fail, the report stands but the build exits 1."""
-    from reportgen import drawing
-
-    close = drawing.Drawer.close
-
-    def failing_close(self):
-        close(self)
-        return {"variance": "RuntimeError: no PNG for you"}
-
-    monkeypatch.setattr(drawing.Drawer, "close", failing_close)
-    result = invoke(["build", "--profile", "quick", "--format", "html"], warm_dir)
-    assert result.exit_code == 1, describe(result)
-    assert "FAILED: variance (PNG figures: RuntimeError: no PNG for you)" in result.stdout
-    assert (warm_dir / "output" / "report.html").is_file()
-
-
 class InlineExecutor:
-    """Runs drawing jobs at once in this process; fails the PNG jobs when told to."""
+    """Runs drawing jobs at once in this process; fails them, or refuses them, when told to."""
 
-    def __init__(self, png_error=None, refuse_png=False):
-        self.png_error, self.refuse_png = png_error, refuse_png
+    def __init__(self, error=None, refuse=False):
+        self.error, self.refuse = error, refuse
 
     def submit(self, fn, *args):
         from concurrent.futures import Future
 
-        if args[-1] == ("png",) and self.refuse_png:
+        if self.refuse:
             from concurrent.futures.process import BrokenProcessPool
 
             raise BrokenProcessPool("a worker died")
         future = Future()
         try:
-            if args[-1] == ("png",) and self.png_error:
-                raise self.png_error
+            if self.error:
+                raise self.error
             future.set_result(fn(*args))
         except Exception as exc:
             future.set_exception(exc)
@@ -452,7 +435,7 @@ class InlineExecutor:
 
 
 def draw_variance(tmp_path, executor):
-    """Submit the session build's variance results to a Drawer running on `executor`."""
+    """Submit the session's quick variance results to a Drawer running on `executor`."""
     from conftest import quick_results
 
     from reportgen.claims import catalog
@@ -469,30 +452,33 @@ def draw_variance(tmp_path, executor):
     return drawer, drawer.finish()
 
 
-@pytest.mark.slow
-def test_failed_png_drawing_is_named_and_not_cached(tmp_path):
-    """A PNG drawing that raises: the SVGs stand, close() names the family, nothing is cached."""
-    drawer, drawn = draw_variance(tmp_path, InlineExecutor(png_error=MemoryError("out of memory")))
+def test_failed_drawing_fails_its_chapter_and_is_not_cached(tmp_path):
+    """A drawing that raises: its family gets the error (the chapter says it failed), no figure
+    file is written and nothing is cached, so the next build draws again."""
+    drawer, drawn = draw_variance(tmp_path, InlineExecutor(error=MemoryError("out of memory")))
     figures, error = drawn["variance"]
-    assert error is None and figures
-    assert drawer.close() == {"variance": "MemoryError: out of memory"}
-    assert not list((tmp_path / "figures" / "variance").glob("*.png"))
-    assert not list((tmp_path / "cache").glob("variance*"))  # nothing cached for the failed drawing
+    assert figures == () and "MemoryError: out of memory" in error
+    drawer.close()
+    assert not (tmp_path / "figures" / "variance").exists()
+    assert not list((tmp_path / "cache").glob("variance*"))
 
 
-@pytest.mark.slow
-def test_png_job_removes_the_old_png_and_a_broken_pool_fails_only_the_pngs(tmp_path):
-    """If the pool cannot take the PNG job, the SVGs (and so the report) stand, the failure is a
-    PNG failure, and no PNG of older results is left beside the new SVG."""
+def test_a_broken_pool_draws_here_and_replaces_old_files_at_close(tmp_path):
+    """If the pool cannot take the job (a worker died), the figures are drawn in this process;
+    both files of every figure are written by close(), not before, and cached."""
     folder = tmp_path / "figures" / "variance"
     folder.mkdir(parents=True)
     (folder / "variance-vs-dk.png").write_bytes(b"a PNG of older results")
-    drawer, drawn = draw_variance(tmp_path, InlineExecutor(refuse_png=True))
+    drawer, drawn = draw_variance(tmp_path, InlineExecutor(refuse=True))
     figures, error = drawn["variance"]
     assert error is None and figures
+    assert all(files["png"].startswith(b"\x89PNG") and files["svg"].lstrip().startswith(b"<")
+               for _, files in figures)
     assert (folder / "variance-vs-dk.png").read_bytes() == b"a PNG of older results"  # untouched until close
-    assert drawer.close() == {"variance": "BrokenProcessPool: a worker died"}
-    assert (folder / "variance-vs-dk.svg").is_file() and not (folder / "variance-vs-dk.png").exists()
+    drawer.close()
+    assert (folder / "variance-vs-dk.png").read_bytes() == dict(
+        (fig.slug, files["png"]) for fig, files in figures)["variance-vs-dk"]
+    assert list((tmp_path / "cache").glob("variance.figures-*"))
 
 
 # --- failing and non-finite experiments ------------------------------------------------

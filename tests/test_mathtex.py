@@ -52,3 +52,42 @@ def test_document_hashes_match_the_seeds():
     for doc in data["document"]:
         text = (seeds / doc["file"]).read_bytes()
         assert hashlib.sha256(text).hexdigest() == doc["sha256"], doc["file"]
+
+
+@pytest.mark.parametrize(
+    "tex, html",
+    [
+        ("d_k", "<i>d</i><sub><i>k</i></sub>"),
+        (r"\sqrt{d_k}", '√<span class="radicand"><i>d</i><sub><i>k</i></sub></span>'),
+        (r"q\cdot k", "<i>q</i>·<i>k</i>"),
+        (r"e^{-x}", "<i>e</i><sup>−<i>x</i></sup>"),
+        (r"\mathbb{E}[q_i k_i]^2 - 1", "𝔼[<i>q</i><sub><i>i</i></sub><i>k</i><sub><i>i</i></sub>]<sup>2</sup> − 1"),
+        (r"\text{Var}(\mathbf{q}^T \mathbf{k}) = d_k", "Var(<b><i>q</i></b><sup><i>T</i></sup><b><i>k</i></b>) = "),
+    ],
+)
+def test_simple_formulas_print_as_markup(tex, html):
+    """In the PDFs a simple formula is text (WeasyPrint draws an SVG formula glyph by glyph)."""
+    from reportgen.mathtex import formula
+
+    out = str(formula(tex, medium="print"))
+    assert html in out and "<img" not in out
+    assert "<math" in str(formula(tex, medium="screen"))
+
+
+@pytest.mark.parametrize("tex", [r"\frac{1}{d}", r"\sum_{i=1}^{d_k} q_i k_i", r"\mathcal{N}(0, 1)", r"\text{a {b}}", "{", "a_"])
+def test_other_formulas_print_as_svg(tex):
+    """Fractions, sums, letters DejaVu Sans lacks and malformed input: an SVG image, never wrong markup."""
+    from reportgen.mathtex import formula, simple_markup
+
+    assert simple_markup(tex) is None
+    if tex not in ("{", "a_"):
+        assert str(formula(tex, medium="print")).startswith('<img class="math"')
+
+
+def test_print_stylesheet_has_no_custom_properties():
+    """The PDFs get the palette's values, not var(--…), which WeasyPrint resolves per box."""
+    from reportgen.report import templates, without_custom_properties
+
+    css = without_custom_properties((templates() / "report.css").read_text(encoding="utf-8"))
+    assert "var(--" not in css and ":root" not in css
+    assert "#b3261e" in css  # --contradicted, where .verdict.contradicted used it

@@ -1,0 +1,54 @@
+"""Experiments in two processes: the same numbers as one after the other, every Run accounted for."""
+
+import dataclasses
+
+from conftest import quick_results
+
+from reportgen.cache import Cache
+from reportgen.config import BuildConfig
+from reportgen.experiments import EXPERIMENTS
+from reportgen.pipeline import runs
+from reportgen.progress import Progress
+
+
+def all_runs(tmp_path, experiments):
+    config = BuildConfig(profile="quick", cache_dir=str(tmp_path / "cache"), threads=1)
+    store = Cache(config.cache_dir)
+    return {run.experiment.name: run for run in runs(experiments, config, "cpu", Progress(quiet=True), store)}, store
+
+
+def test_two_processes_give_the_numbers_of_one(tmp_path, monkeypatch):
+    """Three uncached families: this process takes them from the front, a second one from the
+    back; each result equals the family's run in this process, and is cached."""
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    names = ("worked", "temperature", "gradients")
+    done, _ = all_runs(tmp_path, [EXPERIMENTS[n] for n in names])
+    assert set(done) == set(names)
+    for name in names:
+        assert done[name].error is None and not done[name].from_cache
+        assert done[name].results == quick_results(name), name
+    again, _ = all_runs(tmp_path, [EXPERIMENTS[n] for n in names])
+    assert all(run.from_cache for run in again.values())
+
+
+def test_a_family_the_second_process_does_not_know_runs_here(tmp_path, monkeypatch):
+    """A family registered at run time (an extension) is not in the second process's registry:
+    it comes back as a KeyError there and runs in this process instead, with the same numbers."""
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    extension = dataclasses.replace(EXPERIMENTS["worked"], name="worked-extension")
+    done, _ = all_runs(tmp_path, [EXPERIMENTS["temperature"], extension])
+    assert done["worked-extension"].error is None
+    assert done["worked-extension"].results == quick_results("worked")
+    assert done["temperature"].results == quick_results("temperature")
+
+
+def test_failures_come_back_from_the_second_process(tmp_path, monkeypatch):
+    """A run that raises, here or over there, becomes a Run with the error, not a stopped build:
+    torch refuses 0 threads in both processes."""
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    config = BuildConfig(profile="quick", cache_dir=str(tmp_path / "cache"), threads=0)
+    names = ("worked", "temperature")
+    done = list(runs([EXPERIMENTS[n] for n in names], config, "cpu", Progress(quiet=True), Cache(config.cache_dir)))
+    assert sorted(run.experiment.name for run in done) == sorted(names)
+    for run in done:
+        assert run.results is None and "thread" in run.error.lower(), run.error
