@@ -6,22 +6,41 @@ outputs valid (one set from one build), and the next plain build recovering (exi
 
 import errno
 import hashlib
+import io
 import json
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+from concurrent.futures import Future
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
-from conftest import EPOCH, describe, invoke, pdf_supported, snapshot, write_placeholder_output
+from conftest import (
+    BUILD_TIME,
+    EPOCH,
+    PDF_FAMILY,
+    after_build,
+    copy_cache,
+    describe,
+    invoke,
+    pdf_supported,
+    snapshot,
+    started_after_build,
+    write_placeholder_output,
+)
 
 from reportgen import atomic, cache
 from reportgen.experiments import EXPERIMENTS
 from reportgen.publish import JOURNAL, MANIFEST
 
 HTML = ["build", "--profile", "quick", "--only", "variance", "--format", "html"]
+# For faults of run entries and cache folders, which any family shows: the family that draws no
+# figures and runs in 0.1 s (a variance run and its figures take 2-4 s).
+RUN = ["build", "--profile", "quick", "--only", "worked", "--format", "html"]
 
 
 def entry_path(folder, name, digest):
@@ -34,9 +53,9 @@ def plant(folder, name, digest, payload):
     entry_path(folder, name, digest).write_text(json.dumps(entry))
 
 
-def variance_figures_digest(warm_dir):
-    """The digest of the variance figures entry in a warm cache."""
-    (path,) = (warm_dir / ".reportgen-cache").glob("variance.figures-*.json")
+def figures_digest(warm_dir, name="variance"):
+    """The digest of a family's figures entry in a warm cache."""
+    (path,) = (warm_dir / ".reportgen-cache").glob(f"{name}.figures-*.json")
     return path.stem.split("-", 1)[1]
 
 
@@ -60,7 +79,7 @@ def assert_clean(result, code=0):
 
 def test_figure_slug_cannot_escape_the_figures_folder(warm_dir):
     """A cached figure named '../../…' is refused (warning, redrawn); nothing is written outside."""
-    digest = variance_figures_digest(warm_dir)
+    digest = figures_digest(warm_dir)
     folder = warm_dir / ".reportgen-cache"
     entries = cache.Cache(folder).load("variance.figures", digest)
     entries[0]["slug"] = "../../escaped"
@@ -72,31 +91,58 @@ def test_figure_slug_cannot_escape_the_figures_folder(warm_dir):
 
 
 @pytest.mark.skipif(not pdf_supported(), reason="WeasyPrint cannot load here")
-def test_cached_svg_cannot_bring_a_local_file_into_the_pdf(warm_dir):
-    """An SVG that links a local file renders without it: WeasyPrint fetches only data: URIs."""
+def test_an_svg_that_links_a_local_file_renders_without_it(tmp_path):
+    """WeasyPrint fetches only data: URIs: an SVG in the print HTML (a formula; figures are
+    embedded as PNG) that links a local file renders without it. The same text inline does
+    render, so the extraction would see it."""
+    import base64
+
     import pypdf
 
-    secret = warm_dir / "secret.svg"
+    from reportgen.report import render_pdf
+
+    secret = tmp_path / "secret.svg"
     secret.write_text('<svg xmlns="http://www.w3.org/2000/svg" width="200" height="20">'
                       '<text x="0" y="15">SECRET-7f3a9</text></svg>')
-    digest = variance_figures_digest(warm_dir)
-    folder = warm_dir / ".reportgen-cache"
-    entries = cache.Cache(folder).load("variance.figures", digest)
-    entries[0]["svg"] = ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
-                         f'width="200" height="20"><image href="file://{secret}" xlink:href="file://{secret}" '
-                         'width="200" height="20"/></svg>')
-    plant(folder, "variance.figures", digest, entries)
-    result = invoke(["build", "--profile", "quick", "--only", "variance", "--format", "pdf"], warm_dir)
-    assert_clean(result)
-    text = "".join(page.extract_text() for page in pypdf.PdfReader(warm_dir / "output" / "report.pdf").pages)
-    assert "SECRET-7f3a9" not in text
+    linking = ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+               f'width="200" height="20"><image href="file://{secret}" xlink:href="file://{secret}" '
+               'width="200" height="20"/></svg>')
+
+    def text_of(svg):
+        src = "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
+        html = f'<!DOCTYPE html><html lang="en"><head><title>t</title></head><body><img src="{src}" alt="a figure"></body></html>'
+        pdf = render_pdf(html, b"{}", {"build_time": BUILD_TIME})
+        return "".join(page.extract_text() for page in pypdf.PdfReader(io.BytesIO(pdf)).pages)
+
+    assert "SECRET-7f3a9" not in text_of(linking)
+    assert "SECRET-7f3a9" in text_of(secret.read_text())
+
+
+def test_a_cached_png_claiming_a_vast_image_is_refused():
+    """The PDFs embed the cached PNGs: one whose header claims 100 000 x 100 000 pixels (a
+    decompression bomb) makes the entry unfit, so the figure is drawn again."""
+    import base64
+    import struct
+    import zlib
+
+    from reportgen.cache import PNG_MAGIC, check_figures
+
+    ihdr = struct.pack(">IIBBBBB", 100_000, 100_000, 8, 6, 0, 0, 0)
+    png = PNG_MAGIC + struct.pack(">I", 13) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
+    entry = {"slug": "fig", "caption": "c", "alt": "a", "part": "", "svg": "<svg/>",
+             "png": base64.b64encode(png).decode()}
+    assert check_figures([entry]) == "figure fig's PNG claims 100000×100000 pixels"
 
 
 @pytest.mark.skipif(not pdf_supported(), reason="WeasyPrint cannot load here")
 @pytest.mark.parametrize("damage", ["garbage", "folder", "truncated"])
-def test_corrupted_cached_pdf_is_never_published(warm_dir, damage):
-    """A damaged cached PDF (garbage, a folder, cut short) is rendered anew, never published."""
-    args = ["build", "--profile", "quick", "--only", "variance", "--format", "pdf", "-q"]
+def test_corrupted_cached_pdf_is_never_published(pdf_build_dir, damage):
+    """A damaged cached PDF (garbage, a folder, cut short) is rendered anew, never published.
+
+    pdf_build_dir holds a `--only PDF_FAMILY` build (the cheapest PDF to render again) with its
+    PDFs in the render cache, as the first build here would leave them."""
+    warm_dir = pdf_build_dir
+    args = ["build", "--profile", "quick", "--only", PDF_FAMILY, "--format", "pdf", "-q"]
     assert_clean(invoke(args, warm_dir))
     good = (warm_dir / "output" / "report.pdf").read_bytes()
     (pdf,) = (warm_dir / ".reportgen-cache").glob("report-*.bin")
@@ -125,24 +171,24 @@ def test_corrupted_cached_pdf_is_never_published(warm_dir, damage):
     ],
 )
 def test_invalid_run_entry_is_recomputed_with_one_warning(warm_dir, payload, reason):
-    experiment = EXPERIMENTS["variance"]
+    experiment = EXPERIMENTS["worked"]
     digest = cache.key(experiment, experiment.params["quick"], 0, "cpu/1")
-    plant(warm_dir / ".reportgen-cache", "variance", digest, payload)
-    result = invoke(HTML, warm_dir)
+    plant(warm_dir / ".reportgen-cache", "worked", digest, payload)
+    result = invoke(RUN, warm_dir)
     assert_clean(result)
     assert "ran 1 of 1, 0 from cache" in result.stdout
     warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
     assert len(warnings) == 1 and reason in warnings[0], result.stderr
-    assert_clean(invoke(HTML, warm_dir))
+    assert_clean(invoke(RUN, warm_dir))
 
 
 def test_deeply_nested_entry_is_a_miss(warm_dir):
-    experiment = EXPERIMENTS["variance"]
+    experiment = EXPERIMENTS["worked"]
     digest = cache.key(experiment, experiment.params["quick"], 0, "cpu/1")
     deep = "[" * 100_000 + "]" * 100_000
-    entry_path(warm_dir / ".reportgen-cache", "variance", digest).write_text(
+    entry_path(warm_dir / ".reportgen-cache", "worked", digest).write_text(
         '{"format": 2, "key": "%s", "sha256": "x", "payload": %s}' % (digest, deep))
-    result = invoke(HTML, warm_dir)
+    result = invoke(RUN, warm_dir)
     assert_clean(result)
     assert "ran 1 of 1, 0 from cache" in result.stdout
 
@@ -158,7 +204,7 @@ def test_cache_dir_with_other_files_is_left_alone(tmp_path):
     (user / "notes.txt").write_text("keep me")
     before = snapshot(user)
     (tmp_path / "pyproject.toml").write_text('[tool.reportgen]\ncache_dir = "mine"\n')
-    result = invoke(HTML, tmp_path)
+    result = invoke(RUN, tmp_path)
     assert_clean(result)
     assert "building without the cache" in result.stderr
     assert snapshot(user) == before
@@ -183,7 +229,7 @@ def test_overlapping_folders_are_bad_input(tmp_path, settings, words):
 def test_cache_dir_that_is_a_file(tmp_path):
     (tmp_path / "cachefile").write_text("not a folder")
     (tmp_path / "pyproject.toml").write_text('[tool.reportgen]\ncache_dir = "cachefile"\n')
-    result = invoke(HTML, tmp_path)
+    result = invoke(RUN, tmp_path)
     assert_clean(result)
     assert "is not a folder; building without the cache" in result.stderr
     assert (tmp_path / "cachefile").read_text() == "not a folder"
@@ -201,12 +247,13 @@ def test_cache_that_refuses_writes_degrades(warm_dir, monkeypatch, err):
         return real(path, data)
 
     monkeypatch.setattr(cache, "write_atomic", refuse)
-    result = invoke([*HTML, "--seed", "3"], warm_dir)  # a miss: the result must be stored
+    # a miss: the result, the (empty) figures entry and the build's timing must be stored
+    result = invoke([*RUN, "--seed", "3"], warm_dir)
     assert_clean(result)
     assert "ran 1 of 1" in result.stdout
     assert result.stderr.count("cannot store in cache_dir") == 1
     doc = json.loads((warm_dir / "output" / "results.json").read_text())
-    assert doc["experiments"]["variance"]["status"] == "ok" and doc["provenance"]["seed"] == 3
+    assert doc["experiments"]["worked"]["status"] == "ok" and doc["provenance"]["seed"] == 3
 
 
 def test_full_output_disk_keeps_the_previous_report(warm_dir, monkeypatch):
@@ -288,11 +335,15 @@ def test_staged_files_of_an_uncommitted_build_are_dropped(warm_dir):
 
 
 @pytest.mark.skipif(not pdf_supported(), reason="WeasyPrint cannot load here")
-def test_ctrl_c_during_the_pdf_keeps_every_earlier_file(warm_dir, monkeypatch):
-    """Ctrl-C while the PDF renders: exit 130, output and figures exactly as before."""
+def test_ctrl_c_during_the_pdf_keeps_every_earlier_file(pdf_build_dir, monkeypatch):
+    """Ctrl-C while the PDF renders: exit 130, output and figures exactly as before.
+
+    pdf_build_dir holds a whole `--only PDF_FAMILY` build (HTML, both PDFs, figures); the build
+    below is served from its cache, so no PDF is rendered before the interrupted one."""
     from reportgen import report
 
-    assert_clean(invoke(["build", "--profile", "quick", "--only", "variance", "-q"], warm_dir))
+    warm_dir = pdf_build_dir
+    assert_clean(invoke(["build", "--profile", "quick", "--only", PDF_FAMILY, "-q"], warm_dir))
     outputs, figures = snapshot(warm_dir / "output"), snapshot(warm_dir / "figures")
     assert any(name.endswith(".png") for name in figures)
 
@@ -303,7 +354,7 @@ def test_ctrl_c_during_the_pdf_keeps_every_earlier_file(warm_dir, monkeypatch):
     (warm_dir / ".reportgen-cache").joinpath("CACHEDIR.TAG").write_text(cache.TAG_TEXT)
     for stale in (warm_dir / ".reportgen-cache").glob("report*"):
         stale.unlink()  # so the PDF must be rendered
-    result = invoke(["build", "--profile", "quick", "--only", "variance", "--seed", "5"], warm_dir)
+    result = invoke(["build", "--profile", "quick", "--only", PDF_FAMILY, "--seed", "5"], warm_dir)
     assert result.exit_code == 130, describe(result)
     assert "interrupted" in result.stderr and "Traceback" not in result.output
     assert snapshot(warm_dir / "output") == outputs
@@ -329,8 +380,8 @@ def _alive(pid):
     return state != "Z"
 
 
-def _start_build(root, *extra):
-    env = {**os.environ, "SOURCE_DATE_EPOCH": EPOCH}
+def _start_build(root, *extra, env=None):
+    env = env or {**os.environ, "SOURCE_DATE_EPOCH": EPOCH}
     return subprocess.Popen([sys.executable, "-m", "reportgen", "build", "--profile", "quick", "--no-cache", *extra],
                             cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -345,30 +396,102 @@ def _wait_for_workers(proc, timeout=60):
     return []
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
-@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGKILL, -9)])
-def test_signals_to_a_build(tmp_path, sig, code):
-    """SIGINT exits 130, SIGTERM 143, both leaving output/ as it was; after any of them, SIGKILL
-    included, the drawing workers are gone within seconds and the next build exits 0."""
-    before = write_placeholder_output(tmp_path)
-    proc = _start_build(tmp_path)
-    workers = _wait_for_workers(proc)
-    assert workers, "the build started no drawing worker"
-    proc.send_signal(sig)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == code, err
-    assert "Traceback" not in err
-    assert snapshot(tmp_path / "output") == before
+SIGNALS = [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGKILL, -9)]
+HAS_PROC = Path("/proc/self/task").is_dir()
+
+
+def _signal_a_build(root, sig, env, procs):
+    """Start a cold build in root, send it `sig` once its drawing workers run, wait for it, then
+    build again: what test_signals_to_a_build checks, as seen along the way."""
+    seen = SimpleNamespace(root=root, before=write_placeholder_output(root))
+    proc = _start_build(root, env=env)
+    procs.append(proc)
+    try:
+        seen.workers = _wait_for_workers(proc)
+        if not seen.workers:
+            return seen
+        proc.send_signal(sig)
+        _, seen.err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    seen.returncode, seen.after = proc.returncode, snapshot(root / "output")
     deadline = time.monotonic() + 10
-    while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+    while any(_alive(w) for w in seen.workers) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not any(_alive(w) for w in workers), "drawing workers outlived the build"
-    again = subprocess.run([sys.executable, "-m", "reportgen", "build", "--profile", "quick", "--format", "html",
-                            "-q"], cwd=tmp_path, env={**os.environ, "SOURCE_DATE_EPOCH": EPOCH},
-                           capture_output=True, text=True, timeout=300)
-    assert again.returncode == 0, again.stderr
-    one_set(tmp_path / "output")
+    seen.outlived = [w for w in seen.workers if _alive(w)]
+    again = subprocess.Popen([sys.executable, "-m", "reportgen", "build", "--profile", "quick", "--format", "html",
+                              "-q"], cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    procs.append(again)
+    try:
+        out, err = again.communicate(timeout=300)
+    finally:
+        if again.poll() is None:
+            again.kill()
+            again.communicate()
+    seen.again = subprocess.CompletedProcess(again.args, again.returncode, out, err)
+    return seen
+
+
+@after_build("signalled_builds")
+def signal_builds(config, quick_build, tmp_path_factory):
+    """Run the signal cases one after another in a background thread, from the moment the session
+    build is done: each is a build in its own process (and 5-10 s of waiting for its workers to
+    stop), so they go on beside the tests of this process. {signal: Future of what was seen}."""
+    if not HAS_PROC:
+        return {}  # the tests skip
+    wanted = [(sig, tmp_path_factory.mktemp(f"signal-{sig.name}")) for sig, _ in SIGNALS]
+    for _, root in wanted:
+        copy_cache(quick_build, root)
+    futures = {sig: Future() for sig, _ in wanted}
+    procs = []
+    env = {**os.environ, "SOURCE_DATE_EPOCH": EPOCH}  # now: tests running meanwhile may change os.environ
+
+    def run():
+        # A thread takes its signal mask from the one that starts it, and a child process from its
+        # thread: unblocked here, whatever the main thread holds back, so the builds get signals.
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+        for sig, root in wanted:
+            try:
+                futures[sig].set_result(_signal_a_build(root, sig, env, procs))
+            except BaseException as exc:  # handed to the test that reads it
+                futures[sig].set_exception(exc)
+
+    def stop():  # the session ended first: leave no build behind
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+
+    config.add_cleanup(stop)
+    threading.Thread(target=run, daemon=True).start()
+    return futures
+
+
+@pytest.fixture(scope="session")
+def signalled_builds(request, quick_build, tmp_path_factory):
+    return started_after_build(request.config, "signalled_builds", quick_build, tmp_path_factory)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAS_PROC, reason="needs Linux /proc")
+@pytest.mark.parametrize("sig, code", SIGNALS)
+def test_signals_to_a_build(signalled_builds, sig, code):
+    """SIGINT exits 130, SIGTERM 143, both leaving output/ as it was; after any of them, SIGKILL
+    included, the drawing workers are gone within seconds and the next build exits 0.
+
+    Each case runs in its own folder holding the session build's cache, in a background thread
+    started once the session build is done (signal_builds): the build signalled (--no-cache) runs
+    and draws as in a cold folder, and the next build, reading the cache the signalled one was
+    writing, needs no fresh run of the other experiments."""
+    seen = signalled_builds[sig].result(timeout=600)
+    assert seen.workers, "the build started no drawing worker"
+    assert seen.returncode == code, seen.err
+    assert "Traceback" not in seen.err
+    assert seen.after == seen.before
+    assert not seen.outlived, "drawing workers outlived the build"
+    assert seen.again.returncode == 0, seen.again.stderr
+    one_set(seen.root / "output")
 
 
 # --- edges ---------------------------------------------------------------------------------

@@ -8,33 +8,56 @@ its roles, alt text, the language, the displayed title and the XMP identificatio
 import html
 import json
 import re
+import sys
 import unicodedata
 
 import pytest
+from conftest import Background, after_build, started_after_build
 
 pypdf = pytest.importorskip("pypdf")
 
 TOC_LINE = re.compile(r"^(?P<title>.+?)\s*\.{3,}\s*(?P<page>\d+)\s*$")
 
 
-def read(path):
-    reader = pypdf.PdfReader(path)
-    return reader, [page.extract_text() for page in reader.pages]
+# pypdf's text of every page of a PDF, as JSON on stdout.
+PAGE_TEXTS = ("import json, sys, pypdf; "
+              "json.dump([page.extract_text() for page in pypdf.PdfReader(sys.argv[1]).pages], sys.stdout)")
+
+
+@after_build("page_texts")
+def extract_page_texts(config, quick_build, tmp_path_factory):
+    """Read the pages' text in other processes as soon as the session build has written the PDFs:
+    10 s for report.pdf, done by the time this module runs."""
+    if quick_build.pdf is None:
+        return {}
+    return {path: Background(config, [sys.executable, "-c", PAGE_TEXTS, path], nice=10)
+            for path in (quick_build.pdf, quick_build.handout)}
 
 
 @pytest.fixture(scope="module")
-def pdf(quick_build):
+def page_texts(request, quick_build, tmp_path_factory):
+    """{PDF path: the text of every page} (pypdf's extract_text), from the background readers."""
+    out = {}
+    for path, reader in started_after_build(request.config, "page_texts", quick_build, tmp_path_factory).items():
+        done = reader.result()
+        assert done.returncode == 0, f"pypdf could not read {path}:\n{done.stderr}"
+        out[path] = json.loads(done.stdout)
+    return out
+
+
+@pytest.fixture(scope="module")
+def pdf(quick_build, page_texts):
     """(reader, text of every page) of output/report.pdf."""
     if quick_build.pdf is None:
         pytest.skip("WeasyPrint (Pango) is not available: no PDF was built")
-    return read(quick_build.pdf)
+    return pypdf.PdfReader(quick_build.pdf), page_texts[quick_build.pdf]
 
 
 @pytest.fixture(scope="module")
-def handout(quick_build):
+def handout(quick_build, page_texts):
     if quick_build.handout is None:
         pytest.skip("WeasyPrint (Pango) is not available: no PDF was built")
-    return read(quick_build.handout)
+    return pypdf.PdfReader(quick_build.handout), page_texts[quick_build.handout]
 
 
 def outline_entries(reader, items=None, depth=0):
@@ -117,7 +140,8 @@ def test_outline_agrees_with_contents(pdf):
 
 
 def test_cross_references_carry_page_numbers(pdf):
-    """'Table A3, p. 40': every cross-reference in the print gives the page it points to."""
+    """'Table A3, p. 40': the findings' references to the claims tables give the page they point to
+    (elsewhere a reference is a link without a page number: see print.css)."""
     _, texts = pdf
     everything = "\n".join(texts)
     refs = re.findall(r"Table\xa0?\s?(A\d+), p\.\s?(\d+)", everything)
@@ -218,6 +242,7 @@ def structure_roles(reader):
     return roles, alts
 
 
+@pytest.mark.slow  # getfixturevalue hides the build fixtures from conftest's BUILD_FIXTURES marking
 @pytest.mark.parametrize("which", ["pdf", "handout"])
 def test_tagged_pdf_ua(which, request):
     """A structure tree with headings, tables and figures; every figure has alt text;
