@@ -1,0 +1,86 @@
+"""Time the PDFs alone: WeasyPrint's layout and writing of report.pdf and the handout.
+
+    .venv/bin/python benchmarks/bench_pdf.py                 # quick profile, 3 runs
+    .venv/bin/python benchmarks/bench_pdf.py --profile standard --runs 5
+
+It builds the report once in a scratch folder (the cache there makes a second call quick),
+keeps the print HTML that `reportgen build` hands to WeasyPrint, then renders each PDF
+`--runs` times in this process, one after the other (the build renders the two side by side),
+and prints the median layout, writing and total seconds, the pages and the size. Nothing in
+the repository is touched; it installs nothing.
+"""
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def print_html(profile, folder):
+    """{name: print HTML, "json": results.json bytes, "info": provenance} from one build."""
+    from reportgen import report
+    from reportgen.cli import main
+
+    captured = {}
+
+    def keep(named, results_json, info, store):
+        captured.update(named, json=results_json, info=info)
+        return {name: b"%PDF-1.7 not rendered" for name in named}
+
+    real, report.pdfs = report.pdfs, keep
+    try:
+        main(["build", "--profile", profile, "--config", str(folder / "config.toml"), "-q"], standalone_mode=False)
+    finally:
+        report.pdfs = real
+    return captured
+
+
+def render(html, results_json, info):
+    """(layout s, write s, pages, bytes) of one PDF, as report.render_pdf makes it."""
+    import weasyprint
+    from weasyprint.urls import URLFetcher
+
+    from reportgen import report
+    from reportgen.gcpause import paused_gc
+
+    css = (report.templates() / "print.css").read_text(encoding="utf-8")
+    html = html.replace("</head>", f"<style>\n{css}</style>\n</head>", 1)
+    start = time.perf_counter()
+    with paused_gc():
+        document = weasyprint.HTML(string=html, url_fetcher=URLFetcher(allowed_protocols=("data",)),
+                                   base_url=".").render()
+        laid_out = time.perf_counter()
+        pdf = document.write_pdf(pdf_variant="pdf/ua-1")
+    return laid_out - start, time.perf_counter() - laid_out, len(document.pages), len(pdf)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--profile", default="quick", choices=("quick", "standard"))
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    sys.path.insert(0, str(REPO))
+    folder = Path(tempfile.gettempdir()) / f"reportgen-bench-pdf-{args.profile}"
+    folder.mkdir(exist_ok=True)
+    (folder / "config.toml").write_text(
+        f'output = "{folder / "out"}"\nfigures = "{folder / "figures"}"\ncache_dir = "{folder / "cache"}"\n'
+    )
+    captured = print_html(args.profile, folder)
+    print(f"{args.profile} profile, {args.runs} runs each, medians (sequential, one process)")
+    print("| PDF | pages | MiB | layout s | writing s | total s | min / max total s |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for name in ("report", "handout"):
+        times = [render(captured[name], captured["json"], captured["info"]) for _ in range(args.runs)]
+        layout = statistics.median(t[0] for t in times)
+        write = statistics.median(t[1] for t in times)
+        totals = [t[0] + t[1] for t in times]
+        print(f"| {name} | {times[0][2]} | {times[0][3] / 2**20:.1f} | {layout:.1f} | {write:.1f} | "
+              f"{statistics.median(totals):.1f} | {min(totals):.1f} / {max(totals):.1f} |")
+
+
+if __name__ == "__main__":
+    main()
