@@ -81,6 +81,7 @@ class Drawer:
         (Figure, {"svg": bytes, "png": bytes}), or the error that stopped them."""
         drawn = {}
         try:
+            self._steal()
             for job, entries in self.jobs:
                 name = job.experiment.name
                 try:
@@ -98,6 +99,25 @@ class Drawer:
             self.abandon()
             raise
         return drawn
+
+    def _steal(self):
+        """Draw here, one by one from the last, the jobs no worker has started: this process
+        would only wait for them, while the workers go on with the first ones."""
+        from concurrent.futures import Future
+
+        while True:
+            for index in reversed(range(len(self.jobs))):
+                job, entries = self.jobs[index]
+                if isinstance(entries, Future) and entries.cancel():
+                    break
+            else:
+                return
+            here = Future()
+            try:
+                here.set_result(figure_entries(job.experiment, job.results, job.documented))
+            except Exception as exc:  # reported by finish(), like a worker's failure
+                here.set_exception(exc)
+            self.jobs[index] = (job, here)
 
     def close(self):
         """Write and cache every figure drawn, stop the workers."""

@@ -452,6 +452,29 @@ def draw_variance(tmp_path, executor):
     return drawer, drawer.finish()
 
 
+class IdleExecutor:
+    """Takes drawing jobs and never starts them, like a pool whose workers are all busy."""
+
+    def submit(self, fn, *args):
+        from concurrent.futures import Future
+
+        return Future()
+
+    def shutdown(self, wait=True, cancel_futures=False):
+        pass
+
+
+def test_a_job_no_worker_started_is_drawn_here_and_cached(tmp_path):
+    """finish() does not wait for a worker that has not begun: it takes the job back and draws
+    it in this process, which would only be waiting; the figures are written and cached."""
+    drawer, drawn = draw_variance(tmp_path, IdleExecutor())
+    figures, error = drawn["variance"]
+    assert error is None and figures
+    drawer.close()
+    assert (tmp_path / "figures" / "variance" / "variance-vs-dk.png").is_file()
+    assert list((tmp_path / "cache").glob("variance.figures-*"))
+
+
 def test_failed_drawing_fails_its_chapter_and_is_not_cached(tmp_path):
     """A drawing that raises: its family gets the error (the chapter says it failed), no figure
     file is written and nothing is cached, so the next build draws again."""
