@@ -41,16 +41,12 @@ def _texts(figure):
     """
     from matplotlib.text import Text
 
-    texts = list(figure.texts)
+    texts = list(figure.texts)  # suptitle and the other figure-level labels among them
     legends = list(figure.legends)
-    for suptitle in (getattr(figure, "_suptitle", None), getattr(figure, "_supxlabel", None),
-                     getattr(figure, "_supylabel", None)):
-        if suptitle is not None:
-            texts.append(suptitle)
     for axes in figure.axes:
-        texts += [axes.title, axes._left_title, axes._right_title, axes.xaxis.label, axes.yaxis.label]
-        texts += [t for t in axes.texts]
-        texts += [child for child in axes.get_children() if isinstance(child, Text) and child not in texts]
+        # an Axes' own children hold its titles and notes; its axis labels sit under the axes
+        texts += [child for child in axes.get_children() if isinstance(child, Text)]
+        texts += [axes.xaxis.label, axes.yaxis.label]
         if axes.get_legend() is not None:
             legends.append(axes.get_legend())
     for legend in legends:
@@ -59,14 +55,24 @@ def _texts(figure):
 
 
 def typeset_labels(figure):
-    """Titles, axis labels, legends and notes with their plain math (√d_k, ‖J‖_F) as mathtext."""
+    """Titles, axis and tick labels, legends and notes with their plain math (√d_k, ‖J‖_F) as mathtext."""
+    from matplotlib.ticker import FixedFormatter, FuncFormatter
+
     from reportgen.mathtex import mathtext
 
+    def typeset(label):
+        new = mathtext(label)
+        return new if new != label and _settable(new) else label  # what mathtext cannot set stays as typed
+
     for text in _texts(figure):
-        old = text.get_text()
-        new = mathtext(old)
-        if new != old and _settable(new):  # notation mathtext cannot set stays as typed
-            text.set_text(new)
+        text.set_text(typeset(text.get_text()))
+    # Tick labels a family wrote (ax.set_yticks(pos, labels)) come from the axis's formatter at
+    # every draw: typeset what it gives. (Numeric formatters keep state per draw; they are left.)
+    for axes in figure.axes:
+        for axis in (axes.xaxis, axes.yaxis):
+            labels = axis.get_major_formatter()
+            if isinstance(labels, (FixedFormatter, FuncFormatter)):
+                axis.set_major_formatter(FuncFormatter(lambda x, pos, labels=labels: typeset(labels(x, pos))))
 
 
 SUPERSCRIPTS = str.maketrans("-−0123456789", "⁻⁻⁰¹²³⁴⁵⁶⁷⁸⁹")

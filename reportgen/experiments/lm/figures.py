@@ -6,7 +6,9 @@ from dataclasses import replace
 import numpy as np
 
 from reportgen.experiments.lm import PART_ATTENTION, PART_BATTERY, PART_SWEEP
-from reportgen.experiments.lm.measures import Battery, Sweep, alpha_fit, capped, diverged, lr_text, mean_entropy
+from reportgen.experiments.lm.measures import (
+    Battery, Sweep, alpha_fit, capped, diverged, lr_text, mean_entropy, qk_std,
+)
 from reportgen.experiments.lm.params import BATTERY_SCALINGS, LABELS, NAMES
 from reportgen.family import Figure
 from reportgen.figures import subplots
@@ -129,10 +131,7 @@ def alpha_figure(results):
             for k in s.configs:
                 if not s.has(k, v):
                     continue
-                lrs = s.lrs if at == 0 else [s.tuned(k, v)]
-                vals = [np.mean(np.square([x for x in m["qk_std"][at] if x is not None] or [np.nan]))
-                        for lr in lrs for m in s.seeds(k, v, lr)]
-                std = math.sqrt(float(np.nanmean(vals)))
+                std = qk_std(s, k, v, at)
                 if std > 0 and math.isfinite(std):
                     pts.append((s.dk(k), std))
             if not pts:

@@ -476,16 +476,22 @@ def sensitivity_ratio(results, sweep="width", at="main", variant="unscaled", ref
                        digits=2, detail=((variant, a, 3), (reference, b, 3)))
 
 
+def qk_std(s, k, variant, at):
+    """std(q·k) of a configuration at evaluation `at`: over every rate at step 0 (nothing trained
+    yet), at the tuned rate later; the root of the mean variance over heads and seeds (nan if none)."""
+    lrs = s.lrs if at == 0 else [s.tuned(k, variant)]
+    vals = [np.mean(np.square([x for x in m["qk_std"][at] if x is not None] or [math.nan]))
+            for lr in lrs for m in s.seeds(k, variant, lr)]
+    return math.sqrt(float(np.nanmean(vals))) if vals else math.nan
+
+
 def alpha_fit(s, variant, at):
     """Slope of log std(q·k) on log d_k over every configuration (tuned rate; `at` an evaluation index)."""
     xs, ys = [], []
     for k in s.configs:
         if not s.has(k, variant):
             continue
-        lrs = s.lrs if at == 0 else [s.tuned(k, variant)]
-        vals = [np.mean(np.square([x for x in m["qk_std"][at] if x is not None] or [math.nan]))
-                for lr in lrs for m in s.seeds(k, variant, lr)]
-        std = math.sqrt(float(np.nanmean(vals))) if vals else math.nan
+        std = qk_std(s, k, variant, at)
         if std > 0 and math.isfinite(std):
             xs.append(math.log(s.dk(k)))
             ys.append(math.log(std))
