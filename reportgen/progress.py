@@ -13,10 +13,9 @@ import time
 
 import click
 
-# A first build's estimate, before this cache has timed one: cold builds on the 2-core
-# development machine with the tagged report.pdf and the handout (about 70 s for quick,
-# 50 s of it WeasyPrint; benchmarks/results.md has the older, untagged figures).
-TYPICAL_SECONDS = {"quick": 75.0, "standard": 100.0}
+# A first build's estimate, before this cache has timed one: the median cold build with
+# both PDFs on the 2-core development machine (benchmarks/results.md, README's table).
+TYPICAL_SECONDS = {"quick": 27.0, "standard": 45.0}
 # The full profile is 10-100× the standard one's work (README): a range, not a promise.
 FULL_FACTOR = (10, 100)
 
