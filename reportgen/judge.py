@@ -12,9 +12,11 @@ never a verdict. The rules:
   the documented number, inconclusive otherwise (the run cannot tell; the sentence says
   how many more samples would);
 - at_least / at_most: the measurement's value (or the end of its interval named by
-  `bound`) against the claim's threshold; where the measurement offers other statistics
-  of the same quantity (its `views`: median, share of rows, …) each is judged too, and
-  a split verdict is "partly";
+  `bound`) against the claim's threshold; when the value comes with an interval that
+  reaches both sides of the threshold, the run cannot tell: inconclusive, with the sample
+  size that would decide; where the measurement offers other statistics of the same
+  quantity (its `views`: median, share of rows, …) each is judged too, and a split
+  verdict is "partly";
 - summary: one statement checked in several setups, summed up: confirmed or contradicted
   when every setup agrees, partly when some setups confirm it and others contradict it;
 - reference: a statement about a paper, a named model or the field, decided by the cited
@@ -230,6 +232,8 @@ def _threshold(claim, m):
         return s >= threshold if claim.rule == "at_least" else s <= threshold
 
     which = "" if claim.bound == "value" else f"{'lower' if claim.bound == 'lo' else 'upper'} bound "
+    if claim.bound == "value" and _finite(m.lo) and _finite(m.hi) and holds(m.lo) != holds(m.hi):
+        return _straddles(claim, m, threshold, sign, reading)
     rule = f"{reading} ({which}{fmt(stat, m.digits)} {sign} {threshold:g})"
     # The range of thresholds over which this verdict stands: up to (or down to) the statistic.
     keeps = "≤" if holds(stat) == (claim.rule == "at_least") else ">"
@@ -251,6 +255,36 @@ def _threshold(claim, m):
     sentence = f"Measured {fmt(stat, m.digits)}{also}, which {verb} the reading: {reading}."
     deviation = abs(stat - threshold) / abs(threshold) if threshold else None
     return verdict, measured, rule, sentence, deviation
+
+
+def _finite(x):
+    return isinstance(x, (int, float)) and math.isfinite(x)
+
+
+def _straddles(claim, m, threshold, sign, reading):
+    """Inconclusive: the value's interval reaches both sides of the threshold.
+
+    The samples that would decide come from the interval's half-width shrinking as 1/√n
+    until it no longer reaches the threshold: in logarithms when the interval is a
+    ratio's (symmetric on a log scale), else as it is.
+    """
+    value, lo, hi = m.value, m.lo, m.hi
+    scale = (lambda x: x)
+    if lo > 0 and threshold > 0 and value > 0:
+        linear = abs(hi + lo - 2 * value) / (hi - lo)
+        logs = abs(math.log(hi) + math.log(lo) - 2 * math.log(value)) / math.log(hi / lo)
+        scale = math.log if logs < linear else scale
+    half, gap = (scale(hi) - scale(lo)) / 2, abs(scale(value) - scale(threshold))
+    more = math.ceil((half / gap) ** 2 * m.n) if m.n and gap > 0 else None
+    need = f"; about {more:,} samples instead of {m.n:,} would decide".replace(",", " ") if more else ""
+    views = "".join(f"; {label} = {fmt(v, m.digits)}" for label, v in m.views
+                    if isinstance(v, (int, float)) and math.isfinite(v))
+    rule = (f"{reading} ({fmt(value, m.digits)} {sign} {threshold:g}, but its interval "
+            f"{fmt_interval(lo, hi, m.digits)} reaches both sides); inconclusive for any threshold "
+            f"in {fmt_interval(lo, hi, m.digits)}")
+    sentence = (f"Measured {fmt(value, m.digits)}, but its interval ({fmt(lo, m.digits)} to {fmt(hi, m.digits)}) "
+                f"reaches both sides of the reading's threshold {threshold:g}: this run cannot tell{need}.")
+    return INCONCLUSIVE, measured_text(m) + views, rule, sentence, None
 
 
 RULES = {"exact": _exact, "interval": _interval, "at_least": _threshold, "at_most": _threshold}

@@ -136,8 +136,10 @@ def test_combined_ratios_pick_the_extreme(results):
         ("000.grad-uniform-offdiag", "confirmed"),
         ("001.grad-flow-p3", "confirmed"),
         ("000.grad-all-vanish", "confirmed"),  # every Jacobian entry of a one-hot softmax vanishes
-        ("000.grad-cannot-learn", "contradicted"),  # yet unscaled ∂L/∂Q grows with √d_k
-        ("004.grad-norm-dk1024-n4", "confirmed"),
+        # quick's 2 paired draws give an interval of 10⁻⁶ … 10⁵ around 0.64: no verdict either way
+        # (standard's 16 draws: contradicted, unscaled ∂L/∂Q grows with √d_k)
+        ("000.grad-cannot-learn", "inconclusive"),
+        ("004.grad-norm-dk1024-n4", "inconclusive"),  # 0.089 [0.069, 0.114]: on both sides of 0.1
         ("004.grad-depth-failure", "confirmed"),
     ],
 )

@@ -100,6 +100,26 @@ def test_threshold_rules_and_named_thresholds():
     assert judge.judge(make(rule="at_most", threshold=0), Measurement(float("nan"))).verdict == UNVERIFIABLE
 
 
+def test_a_threshold_inside_the_values_interval_is_inconclusive():
+    """A point value on one side of the threshold decides nothing when its own interval
+    reaches the other side: another seed would give the other verdict."""
+    vanish = make(rule="at_most", threshold=0.1, justification="'vanish' read as: below 1/10")
+    j = judge.judge(vanish, Measurement(0.088, 0.072, 0.104, n=2000))
+    assert j.verdict == INCONCLUSIVE and j.severity is None
+    assert "0.072 to 0.104" in j.sentence and "both sides of the reading's threshold 0.1" in j.sentence
+    # half-width 0.016 must shrink below the 0.012 gap: (0.016 / 0.012)² × 2000 = 3 556 samples
+    assert "about 3 556 samples instead of 2 000 would decide" in j.sentence
+    assert "reaches both sides" in j.tolerance
+    # a ratio's interval, symmetric in logs: the samples are counted on the log scale
+    ratio = judge.judge(make(rule="at_least", threshold=0.1), Measurement(0.35, 0.035, 3.5, n=2))
+    assert ratio.verdict == INCONCLUSIVE and "about 7 samples instead of 2" in ratio.sentence
+    # an interval on one side decides; so does a bound the claim names
+    assert judge.judge(vanish, Measurement(0.088, 0.080, 0.096)).verdict == CONFIRMED
+    assert judge.judge(vanish, Measurement(0.12, 0.105, 0.135)).verdict == CONTRADICTED
+    upper = make(rule="at_most", threshold=0.1, bound="hi")
+    assert judge.judge(upper, Measurement(0.088, 0.073, 0.105)).verdict == CONTRADICTED
+
+
 def test_unverifiable_and_unavailable_say_why():
     j = judge.judge(make(rule="unverifiable", measure="", reason="needs a trained model"), None)
     assert (j.verdict, j.measured, j.tolerance) == (UNVERIFIABLE, "—", "needs a trained model")
