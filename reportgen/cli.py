@@ -146,6 +146,12 @@ def guarded(func):
         except Terminated:
             click.echo("terminated: files written before the signal are as they were", err=True)
             raise click.exceptions.Exit(143) from None
+        except BrokenPipeError:  # `reportgen check | head`: the reader has gone, say nothing
+            raise click.exceptions.Exit(1) from None
+        except OSError as exc:  # last resort: a folder deleted under us, a full terminal log
+            where = f" ({exc.filename})" if exc.filename else ""
+            raise CleanError(ReportgenError(f"{exc.strerror or exc}{where}; check that this folder exists "
+                                            "and has space, then run again")) from None
         finally:
             if previous is not None:
                 signal.signal(signal.SIGTERM, previous)

@@ -109,6 +109,8 @@ def _check(key, value, experiments):
     if key == "logo":
         if not isinstance(value, str):
             raise ValueError(f"expected the path of an image file, got {value!r}")
+        if "\0" in value:
+            raise ValueError("the path holds a NUL character; give the path of an image file")
         return check_logo(value) if value else value
     if key in ("cache", "fail_fast", "quiet"):
         if not isinstance(value, bool):
@@ -116,6 +118,8 @@ def _check(key, value, experiments):
         return value
     if not isinstance(value, str) or not value:
         raise ValueError(f"expected a non-empty path string, got {value!r}")
+    if "\0" in value:
+        raise ValueError("the path holds a NUL character; give a plain folder path")
     return value
 
 
@@ -125,11 +129,14 @@ def check_logo(path):
     if suffix not in LOGO_TYPES:
         raise ValueError(f"{path}: expected a .png, .jpg, .gif or .svg file")
     try:
-        data = Path(path).read_bytes()
+        if Path(path).exists() and not Path(path).is_file():  # a FIFO, a device (/dev/zero): no end
+            raise ValueError(f"{path} is not a regular file; give a local image file")
+        with open(path, "rb") as file:
+            data = file.read(MAX_LOGO_BYTES + 1)  # no further: the size is checked on what was read
     except OSError as exc:
         raise ValueError(f"cannot read {path} ({exc.strerror or exc}); give a local image file") from None
     if len(data) > MAX_LOGO_BYTES:
-        raise ValueError(f"{path} is {len(data) // 1024} KiB; a logo is embedded in every output, keep it under 2 MiB")
+        raise ValueError(f"{path} is over {MAX_LOGO_BYTES // 1024} KiB; a logo is embedded in every output, keep it under 2 MiB")
     magic = LOGO_TYPES[suffix]
     looks_right = data.startswith(magic) if magic else b"<svg" in data[:4096]
     if not looks_right:
@@ -183,6 +190,7 @@ def load(config_file=None, cli=None, experiments=()):
             problems.append(f"--{name.replace('_', '-')}: {exc}")
     config = replace(BuildConfig(), **values)
     problems += overlapping_folders(config) + unusable_output(config.output)
+    problems += unusable_output(config.figures, "figures", "set another 'figures' folder in the config")
     try:
         source_date_epoch()  # checked before any work, not when the first result is stamped
     except ConfigError as exc:
@@ -192,8 +200,8 @@ def load(config_file=None, cli=None, experiments=()):
     return config
 
 
-def unusable_output(output):
-    """A problem when the output folder cannot be made or written, found before any work.
+def unusable_output(output, key="output", way_out="choose another --output"):
+    """A problem when the output (or figures) folder cannot be made or written, found before any work.
 
     The nearest existing folder on the path is tried with a temporary file, which it keeps
     for no longer than the check: permission bits say nothing to root, and a read-only
@@ -201,24 +209,28 @@ def unusable_output(output):
     """
     import tempfile
 
-    path = Path(output).resolve()
-    existing = next((p for p in (path, *path.parents) if p.exists()), None)
-    if existing is None:
-        return []
-    if not existing.is_dir():
-        return [f"output: {output} cannot be a folder: {existing} is a file; choose another --output"]
     try:
+        path = Path(output).resolve()
+        existing = next((p for p in (path, *path.parents) if p.exists()), None)
+        if existing is None:
+            return []
+        if not existing.is_dir():
+            return [f"{key}: {output} cannot be a folder: {existing} is a file; {way_out}"]
         with tempfile.TemporaryFile(dir=existing, prefix=".reportgen-probe-"):
             pass
-    except OSError as exc:
-        return [f"output: cannot write in {existing} ({exc.strerror or exc}); choose another --output"]
+    except OSError as exc:  # unwritable, read-only, a name too long, the current folder deleted
+        where = exc.filename or output
+        return [f"{key}: cannot write in {where} ({exc.strerror or exc}); {way_out}"]
     return []
 
 
 def overlapping_folders(config):
     """Problems for output, figures and cache_dir that are the same folder or nest in each other."""
     folders = {"output": config.output, "figures": config.figures, "cache_dir": config.cache_dir}
-    resolved = {key: Path(value).resolve() for key, value in folders.items()}
+    try:
+        resolved = {key: Path(value).resolve() for key, value in folders.items()}
+    except OSError:
+        return []  # unusable_output names the folder that cannot be resolved
     problems = []
     keys = list(folders)
     for i, a in enumerate(keys):

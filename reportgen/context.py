@@ -12,6 +12,7 @@ import tomllib
 from importlib import resources
 from pathlib import Path
 
+from reportgen.errors import ReportgenError
 from reportgen.family import Table
 from reportgen.judge import VERDICTS, coverage, family_wise, statements, verdict_counts
 
@@ -256,7 +257,12 @@ def title_block(config, info, build):
     if config.logo:
         suffix = Path(config.logo).suffix.lower().lstrip(".")
         mime = {"jpg": "jpeg", "svg": "svg+xml"}.get(suffix, suffix)
-        logo = f"data:image/{mime};base64," + base64.b64encode(Path(config.logo).read_bytes()).decode()
+        try:
+            data = Path(config.logo).read_bytes()
+        except OSError as exc:
+            raise ReportgenError(f"cannot read the logo {config.logo} ({exc.strerror or exc}): it was readable "
+                                 "when the build started; put it back or remove the 'logo' key") from None
+        logo = f"data:image/{mime};base64," + base64.b64encode(data).decode()
     who = config.author or config.institution or "reportgen"
     commit = own.get("commit") or "commit unknown"
     parts = [f"{who} ({when.year}). {plain(config.title)}."]

@@ -435,7 +435,13 @@ def build(config, progress, catalog=None, families=None):
     except BaseException:
         drawer.abandon()
         raise
-    drawer.close()  # the figure files, written once the report is
+    try:
+        drawer.close()  # the figure files, written once the report is
+    except OSError as exc:  # a disk that filled up, a folder that went read-only meanwhile
+        raise ReportgenError(
+            f"the report is written, but not the figure files: cannot write in {exc.filename or config.figures} "
+            f"({exc.strerror or exc}); free space or set another 'figures' folder, then build again"
+        ) from None
     remember(config, device, store, time.perf_counter() - start)
     # The reason goes in the summary line, which -q keeps: the report is written by now.
     failed = [s.experiment.name for s in sections if s.error]

@@ -80,7 +80,7 @@ def recover(folder):
     if journal.exists():
         try:
             _apply(folder)
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, AttributeError):
             journal.unlink(missing_ok=True)  # a torn journal: the commit never happened
     for leftover in folder.glob(f".*{STAGED}"):
         leftover.unlink(missing_ok=True)

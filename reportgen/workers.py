@@ -65,6 +65,14 @@ def submit(pool, fn, *args):
 def stop_now(pool):
     """End a pool's processes and wait until the executor has wound down."""
     processes = list((getattr(pool, "_processes", None) or {}).values())  # CPython's executor keeps them here
+    # A future cancelled while queued (Drawer._steal) stays among the executor's pending work;
+    # once its workers are gone, CPython 3.11 sets an exception on every pending future,
+    # cancelled ones too: InvalidStateError kills the manager thread, and shutdown hangs.
+    pending = getattr(pool, "_pending_work_items", None)
+    if isinstance(pending, dict):
+        for work_id, item in list(pending.items()):
+            if item.future.cancelled():
+                pending.pop(work_id, None)
     for process in processes:
         process.terminate()
     for process in processes:

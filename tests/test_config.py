@@ -215,6 +215,33 @@ def test_branding_errors(in_tmp, table, files, words):
         assert word in str(info.value), str(info.value)
 
 
+def test_a_logo_that_never_ends_is_refused_before_reading(in_tmp):
+    """A FIFO would block and /dev/zero would fill the memory: neither is read."""
+    import os
+
+    os.mkfifo(in_tmp / "fifo.png")
+    (in_tmp / "zero.png").symlink_to("/dev/zero")
+    for name in ("fifo.png", "zero.png"):
+        write_pyproject(in_tmp, f'logo = "{name}"\n')
+        with pytest.raises(ConfigError, match=f"{name} is not a regular file"):
+            config.load(None, {}, EXPERIMENTS)
+
+
+@pytest.mark.parametrize("key", ["output", "figures", "cache_dir", "logo"])
+def test_a_nul_in_a_path_is_bad_input(in_tmp, key):
+    write_pyproject(in_tmp, f'{key} = "a\\u0000b"\n')
+    with pytest.raises(ConfigError, match=f"key '{key}': the path holds a NUL character"):
+        config.load(None, {}, EXPERIMENTS)
+
+
+def test_unusable_figures_folder_and_overlong_output_are_refused(in_tmp):
+    (in_tmp / "afile").write_text("x")
+    with pytest.raises(ConfigError, match="figures: afile cannot be a folder.*set another 'figures' folder"):
+        config.load(None, {"figures": "afile"}, EXPERIMENTS)
+    with pytest.raises(ConfigError, match="File name too long"):
+        config.load(None, {"output": "o" * 300}, EXPERIMENTS)
+
+
 def test_unwritable_output_is_refused(in_tmp):
     """An output path under a file, or on a file system that refuses writes, is a config error."""
     (in_tmp / "afile").write_text("x")

@@ -52,3 +52,24 @@ def test_failures_come_back_from_the_second_process(tmp_path, monkeypatch):
     assert sorted(run.experiment.name for run in done) == sorted(names)
     for run in done:
         assert run.results is None and "thread" in run.error.lower(), run.error
+
+
+def test_stopping_a_pool_with_a_cancelled_job_neither_hangs_nor_complains():
+    """Ctrl-C while figures are drawn: the drawer has taken a queued job back (cancelled it);
+    ending the pool must not trip CPython 3.11 over that future (a traceback, then a hang)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import time\n"
+        "from reportgen import workers\n"
+        "pool = workers.pool(1)\n"
+        "jobs = [workers.submit(pool, time.sleep, 30) for _ in range(3)]\n"  # one runs, one is queued
+        "time.sleep(1.5)\n"
+        "assert jobs[2].cancel()\n"
+        "workers.stop_now(pool)\n"
+        "print('stopped')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "stopped", done.stderr
+    assert "InvalidStateError" not in done.stderr and "Traceback" not in done.stderr, done.stderr
