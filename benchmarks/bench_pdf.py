@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench_pdf.py                 # quick profile, 3 runs
     .venv/bin/python benchmarks/bench_pdf.py --profile standard --runs 5
+    .venv/bin/python benchmarks/bench_pdf.py --parts        # where report.pdf's time goes
 
 It builds the report once in a scratch folder (the cache there makes a second call quick),
 keeps the print HTML that `reportgen build` hands to WeasyPrint, then renders each PDF
@@ -11,6 +12,7 @@ the repository is touched; it installs nothing.
 """
 
 import argparse
+import re
 import statistics
 import sys
 import tempfile
@@ -58,10 +60,37 @@ def render(html, results_json, info):
     return laid_out - start, time.perf_counter() - laid_out, len(document.pages), len(pdf)
 
 
+REGISTER = re.compile(r'<section id="appendix".*?(?=<section id="sources")', re.S)
+
+
+def parts(html):
+    """{part: print HTML}: report.pdf cut apart, to see what a design without a part would cost.
+
+    "body" is the report without Appendix A (the register of every claim); "register" is
+    Appendix A alone; "bare register" keeps its rows' four cells as plain text, without the
+    passages quoted, the reasons and any inline markup: the least a register can be.
+    """
+    match = REGISTER.search(html)
+    if match is None:
+        sys.exit("no Appendix A in the print HTML: has the template changed?")
+    head, register = html[: html.index("<body")], match[0]
+    bare = re.sub(r'<tr class="(passage|why)">.*?</tr>', "", register, flags=re.S)
+    bare = re.sub(r"<(?!/?(?:table|thead|tbody|tr|td|th|caption|section|h[1-6])\b)[^>]*>", "", bare)
+    bare = re.sub(r"</tbody>\s*<tbody>", "", bare)  # one body per table (WeasyPrint 70 fails on many tiny ones)
+    return {
+        "report": html,
+        "body": html[: match.start()] + html[match.end():],
+        "register": f"{head}<body>{register}</body></html>",
+        "bare register": f"{head}<body>{bare}</body></html>",
+    }
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--profile", default="quick", choices=("quick", "standard"))
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--parts", action="store_true", help="report.pdf whole, without the register, "
+                        "the register alone, the register bare")
     args = parser.parse_args()
     sys.path.insert(0, str(REPO))
     folder = Path(tempfile.gettempdir()) / f"reportgen-bench-pdf-{args.profile}"
@@ -73,8 +102,13 @@ def main():
     print(f"{args.profile} profile, {args.runs} runs each, medians (sequential, one process)")
     print("| PDF | pages | MiB | layout s | writing s | total s | min / max total s |")
     print("|---|---:|---:|---:|---:|---:|---:|")
-    for name in ("report", "handout"):
-        times = [render(captured[name], captured["json"], captured["info"]) for _ in range(args.runs)]
+    if args.parts:
+        import logging
+
+        logging.getLogger("weasyprint").setLevel(logging.CRITICAL)  # links into the parts left out
+    named = parts(captured["report"]) if args.parts else {name: captured[name] for name in ("report", "handout")}
+    for name, html in named.items():
+        times = [render(html, captured["json"], captured["info"]) for _ in range(args.runs)]
         layout = statistics.median(t[0] for t in times)
         write = statistics.median(t[1] for t in times)
         totals = [t[0] + t[1] for t in times]
