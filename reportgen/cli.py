@@ -3,13 +3,14 @@
 import difflib
 import functools
 import os
+import signal
 
 import click
 
-from reportgen import __version__
+from reportgen import __version__, publish
 from reportgen.config import DEVICES, FORMATS, MAX_SEED, MAX_THREADS
 from reportgen.diff_command import diff
-from reportgen.errors import ReportgenError
+from reportgen.errors import ReportgenError, Terminated
 from reportgen.family import PROFILES
 
 
@@ -116,12 +117,10 @@ class CleanError(click.ClickException):
         return self.message
 
 
-class Terminated(BaseException):
-    """SIGTERM: unwinds like Ctrl-C (cleanup runs), then exits 143."""
-
-
-def _terminate(signum, frame):
-    raise Terminated()
+def _on_signal(signum, frame):
+    """Ctrl-C raises KeyboardInterrupt, SIGTERM Terminated; both are recorded (publish.received)."""
+    publish.received.add(signum)
+    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt
 
 
 def guarded(func):
@@ -129,15 +128,17 @@ def guarded(func):
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        import signal
-
-        previous = signal.getsignal(signal.SIGTERM)
+        publish.received.clear()
+        previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
         try:
-            signal.signal(signal.SIGTERM, _terminate)
+            for sig in previous:
+                signal.signal(sig, _on_signal)
         except ValueError:  # not the main thread (embedded use): leave signals alone
-            previous = None
+            previous = {}
         try:
-            return func(*args, **kwargs)
+            result = func(*args, **kwargs)
+            publish.stop_if_signalled()  # one swallowed on the way (a command that publishes nothing)
+            return result
         except ReportgenError as error:
             raise CleanError(error) from None
         except KeyboardInterrupt:
@@ -153,8 +154,8 @@ def guarded(func):
             raise CleanError(ReportgenError(f"{exc.strerror or exc}{where}; check that this folder exists "
                                             "and has space, then run again")) from None
         finally:
-            if previous is not None:
-                signal.signal(signal.SIGTERM, previous)
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
 
     return wrapper
 

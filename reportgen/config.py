@@ -123,20 +123,30 @@ def _check(key, value, experiments):
     return value
 
 
+def read_logo(path):
+    """The logo's bytes, read no further than the size limit; OSError or ValueError otherwise.
+
+    A FIFO or a device (/dev/zero) is refused unread: it would block or never end.
+    """
+    if Path(path).exists() and not Path(path).is_file():
+        raise ValueError(f"{path} is not a regular file; give a local image file")
+    with open(path, "rb") as file:
+        data = file.read(MAX_LOGO_BYTES + 1)  # no further: the size is checked on what was read
+    if len(data) > MAX_LOGO_BYTES:
+        raise ValueError(f"{path} is over {MAX_LOGO_BYTES // 1024} KiB; a logo is embedded in every output, "
+                         "keep it under 2 MiB")
+    return data
+
+
 def check_logo(path):
     """The logo path when it names a readable image reportgen can embed; ValueError otherwise."""
     suffix = Path(path).suffix.lower()
     if suffix not in LOGO_TYPES:
         raise ValueError(f"{path}: expected a .png, .jpg, .gif or .svg file")
     try:
-        if Path(path).exists() and not Path(path).is_file():  # a FIFO, a device (/dev/zero): no end
-            raise ValueError(f"{path} is not a regular file; give a local image file")
-        with open(path, "rb") as file:
-            data = file.read(MAX_LOGO_BYTES + 1)  # no further: the size is checked on what was read
+        data = read_logo(path)
     except OSError as exc:
         raise ValueError(f"cannot read {path} ({exc.strerror or exc}); give a local image file") from None
-    if len(data) > MAX_LOGO_BYTES:
-        raise ValueError(f"{path} is over {MAX_LOGO_BYTES // 1024} KiB; a logo is embedded in every output, keep it under 2 MiB")
     magic = LOGO_TYPES[suffix]
     looks_right = data.startswith(magic) if magic else b"<svg" in data[:4096]
     if not looks_right:
@@ -189,8 +199,8 @@ def load(config_file=None, cli=None, experiments=()):
         except ValueError as exc:
             problems.append(f"--{name.replace('_', '-')}: {exc}")
     config = replace(BuildConfig(), **values)
-    problems += overlapping_folders(config) + unusable_output(config.output)
-    problems += unusable_output(config.figures, "figures", "set another 'figures' folder in the config")
+    problems += overlapping_folders(config) + unusable_folder(config.output)
+    problems += unusable_folder(config.figures, "figures", "set another 'figures' folder in the config")
     try:
         source_date_epoch()  # checked before any work, not when the first result is stamped
     except ConfigError as exc:
@@ -200,7 +210,7 @@ def load(config_file=None, cli=None, experiments=()):
     return config
 
 
-def unusable_output(output, key="output", way_out="choose another --output"):
+def unusable_folder(folder, key="output", way_out="choose another --output"):
     """A problem when the output (or figures) folder cannot be made or written, found before any work.
 
     The nearest existing folder on the path is tried with a temporary file, which it keeps
@@ -210,16 +220,16 @@ def unusable_output(output, key="output", way_out="choose another --output"):
     import tempfile
 
     try:
-        path = Path(output).resolve()
+        path = Path(folder).resolve()
         existing = next((p for p in (path, *path.parents) if p.exists()), None)
         if existing is None:
             return []
         if not existing.is_dir():
-            return [f"{key}: {output} cannot be a folder: {existing} is a file; {way_out}"]
+            return [f"{key}: {folder} cannot be a folder: {existing} is a file; {way_out}"]
         with tempfile.TemporaryFile(dir=existing, prefix=".reportgen-probe-"):
             pass
     except OSError as exc:  # unwritable, read-only, a name too long, the current folder deleted
-        where = exc.filename or output
+        where = exc.filename or folder
         return [f"{key}: cannot write in {where} ({exc.strerror or exc}); {way_out}"]
     return []
 
@@ -230,7 +240,7 @@ def overlapping_folders(config):
     try:
         resolved = {key: Path(value).resolve() for key, value in folders.items()}
     except OSError:
-        return []  # unusable_output names the folder that cannot be resolved
+        return []  # unusable_folder names the folder that cannot be resolved
     problems = []
     keys = list(folders)
     for i, a in enumerate(keys):

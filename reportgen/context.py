@@ -12,6 +12,7 @@ import tomllib
 from importlib import resources
 from pathlib import Path
 
+from reportgen.config import read_logo
 from reportgen.errors import ReportgenError
 from reportgen.family import Table
 from reportgen.judge import VERDICTS, coverage, family_wise, statements, verdict_counts
@@ -258,10 +259,11 @@ def title_block(config, info, build):
         suffix = Path(config.logo).suffix.lower().lstrip(".")
         mime = {"jpg": "jpeg", "svg": "svg+xml"}.get(suffix, suffix)
         try:
-            data = Path(config.logo).read_bytes()
-        except OSError as exc:
-            raise ReportgenError(f"cannot read the logo {config.logo} ({exc.strerror or exc}): it was readable "
-                                 "when the build started; put it back or remove the 'logo' key") from None
+            data = read_logo(config.logo)  # read again: it may have changed since the build started
+        except (OSError, ValueError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise ReportgenError(f"cannot read the logo {config.logo} ({why}): it was usable when the build "
+                                 "started; put it back or remove the 'logo' key") from None
         logo = f"data:image/{mime};base64," + base64.b64encode(data).decode()
     who = config.author or config.institution or "reportgen"
     commit = own.get("commit") or "commit unknown"

@@ -21,6 +21,10 @@ class ConfigError(ReportgenError):
         super().__init__("\n".join(self.problems))
 
 
+class Terminated(BaseException):
+    """SIGTERM: unwinds like Ctrl-C (cleanup runs), then exits 143."""
+
+
 def short_traceback(exc):
     """The last lines of an exception's traceback: enough to see where it failed."""
     lines = traceback.format_exception(exc)

@@ -207,11 +207,18 @@ def _interval(claim, m):
     # beyond the margin, a half-width below that distance, to exclude the documented value).
     half, off = (hi - lo) / 2, abs(value - x)
     gap = claim.margin - off if off < claim.margin else off
-    more = math.ceil((half / gap) ** 2 * m.n) if m.n and gap > 0 else None
-    need = f"; about {more:,} samples instead of {m.n:,} would".replace(",", " ") if more else ""
+    need = _samples_needed(half, gap, m.n)
     return (INCONCLUSIVE, text, rule,
             f"The document says {said}; {where}: this run cannot tell it from values "
             f"{claim.margin:g} away{need}.", None)
+
+
+def _samples_needed(half, gap, n):
+    """'; about N samples instead of n would': an interval's half-width shrinks as 1/√n, and
+    must fall below `gap` to decide. Empty when there is no sample size or no gap."""
+    if not n or gap <= 0:
+        return ""
+    return f"; about {math.ceil((half / gap) ** 2 * n):,} samples instead of {n:,} would".replace(",", " ")
 
 
 def _said(claim, x):
@@ -224,24 +231,24 @@ def _threshold(claim, m):
     sign = "≥" if claim.rule == "at_least" else "≤"
     reading = claim.justification or "threshold"
     stat = {"value": m.value, "lo": m.lo, "hi": m.hi}[claim.bound]
-    if stat is None or not isinstance(stat, (int, float)) or not math.isfinite(stat):
+    if not _finite(stat):
         return (UNVERIFIABLE, measured_text(m), f"{reading}: the statistic is not finite in this run",
                 "This run gives no finite statistic to judge it by.", None)
 
     def holds(s):
         return s >= threshold if claim.rule == "at_least" else s <= threshold
 
-    which = "" if claim.bound == "value" else f"{'lower' if claim.bound == 'lo' else 'upper'} bound "
+    views = [(label, v) for label, v in m.views if _finite(v)]
+    measured = measured_text(m) + "".join(f"; {label} = {fmt(v, m.digits)}" for label, v in views)
     if claim.bound == "value" and _finite(m.lo) and _finite(m.hi) and holds(m.lo) != holds(m.hi):
-        return _straddles(claim, m, threshold, sign, reading)
+        return _straddles(m, threshold, sign, reading, measured)
+    which = "" if claim.bound == "value" else f"{'lower' if claim.bound == 'lo' else 'upper'} bound "
     rule = f"{reading} ({which}{fmt(stat, m.digits)} {sign} {threshold:g})"
     # The range of thresholds over which this verdict stands: up to (or down to) the statistic.
     keeps = "≤" if holds(stat) == (claim.rule == "at_least") else ">"
     rule += f"; the verdict stands for any threshold {keeps} {fmt(stat, m.digits)}"
-    views = [(label, v) for label, v in m.views if isinstance(v, (int, float)) and math.isfinite(v)]
     agree = [label for label, v in views if holds(v) == holds(stat)]
     disagree = [label for label, v in views if holds(v) != holds(stat)]
-    measured = measured_text(m) + "".join(f"; {label} = {fmt(v, m.digits)}" for label, v in views)
     main = "the main statistic" if not m.method else m.method
     if disagree:
         true_by = ([main] if holds(stat) else []) + [l for l in (agree if holds(stat) else disagree)]
@@ -261,7 +268,7 @@ def _finite(x):
     return isinstance(x, (int, float)) and math.isfinite(x)
 
 
-def _straddles(claim, m, threshold, sign, reading):
+def _straddles(m, threshold, sign, reading, measured):
     """Inconclusive: the value's interval reaches both sides of the threshold.
 
     The samples that would decide come from the interval's half-width shrinking as 1/√n
@@ -275,16 +282,14 @@ def _straddles(claim, m, threshold, sign, reading):
         logs = abs(math.log(hi) + math.log(lo) - 2 * math.log(value)) / math.log(hi / lo)
         scale = math.log if logs < linear else scale
     half, gap = (scale(hi) - scale(lo)) / 2, abs(scale(value) - scale(threshold))
-    more = math.ceil((half / gap) ** 2 * m.n) if m.n and gap > 0 else None
-    need = f"; about {more:,} samples instead of {m.n:,} would decide".replace(",", " ") if more else ""
-    views = "".join(f"; {label} = {fmt(v, m.digits)}" for label, v in m.views
-                    if isinstance(v, (int, float)) and math.isfinite(v))
+    need = _samples_needed(half, gap, m.n)
     rule = (f"{reading} ({fmt(value, m.digits)} {sign} {threshold:g}, but its interval "
             f"{fmt_interval(lo, hi, m.digits)} reaches both sides); inconclusive for any threshold "
             f"in {fmt_interval(lo, hi, m.digits)}")
     sentence = (f"Measured {fmt(value, m.digits)}, but its interval ({fmt(lo, m.digits)} to {fmt(hi, m.digits)}) "
-                f"reaches both sides of the reading's threshold {threshold:g}: this run cannot tell{need}.")
-    return INCONCLUSIVE, measured_text(m) + views, rule, sentence, None
+                f"reaches both sides of the reading's threshold {threshold:g}: this run cannot tell"
+                f"{need + ' decide' if need else ''}.")
+    return INCONCLUSIVE, measured, rule, sentence, None
 
 
 RULES = {"exact": _exact, "interval": _interval, "at_least": _threshold, "at_most": _threshold}

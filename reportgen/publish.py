@@ -18,6 +18,21 @@ import signal
 from pathlib import Path
 
 from reportgen.atomic import remove_leftovers, write_atomic
+from reportgen.errors import Terminated
+
+# The Ctrl-C and SIGTERM this command's handlers took (cli.guarded records them). The exception
+# a handler raises can be swallowed on its way up (one landing inside numpy's import left the
+# import half done and came back as the families' ImportErrors); a signal taken is never a build
+# that publishes.
+received = set()
+
+
+def stop_if_signalled():
+    """Raise again a Ctrl-C or SIGTERM taken earlier whose exception did not reach the command."""
+    if signal.SIGTERM in received:
+        raise Terminated()
+    if signal.SIGINT in received:
+        raise KeyboardInterrupt
 
 OUTPUT_NAMES = ("results.json", "report.html", "report.pdf", "report-handout.pdf")  # the set reportgen owns
 MANIFEST = ".reportgen-manifest.json"
@@ -31,6 +46,7 @@ def _staged(folder, name):
 
 def publish(folder, files, build):
     """Replace the output set in `folder` by `files` ({name: bytes or str}) of one build."""
+    stop_if_signalled()  # the last gate before the output folder changes
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     recover(folder)

@@ -515,3 +515,27 @@ def test_diff_of_deeply_nested_json_is_one_line(tmp_path):
     result = CliRunner().invoke(diff, [str(deep), str(deep)])
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_swallowed_on_the_way_still_stops_the_build(tmp_path, sig, code):
+    """Ctrl-C or SIGTERM landing inside an import: the library swallowed the exception (the
+    families then failed on a half-imported numpy) and the build published a report of
+    failures with exit 1. The signal taken is recorded; nothing is published, exit 130/143."""
+    import click
+
+    from reportgen import cli, publish
+
+    def command():
+        try:
+            os.kill(os.getpid(), sig)
+            time.sleep(5)  # the handler raises here
+        except BaseException:  # noqa: BLE001 (what the import did)
+            pass
+        publish.publish(tmp_path / "out", {"report.html": "x"}, "build")
+
+    with pytest.raises(click.exceptions.Exit) as info:
+        cli.guarded(command)()
+    assert info.value.exit_code == code
+    assert not (tmp_path / "out").exists()
+    assert signal.getsignal(signal.SIGTERM) is not cli._on_signal  # handlers given back
