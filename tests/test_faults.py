@@ -9,6 +9,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -487,7 +488,15 @@ def test_signals_to_a_build(signalled_builds, sig, code):
     seen = signalled_builds[sig].result(timeout=600)
     assert seen.workers, "the build started no drawing worker"
     assert seen.returncode == code, seen.err
-    assert "Traceback" not in seen.err
+    err = seen.err
+    if sig == signal.SIGKILL:
+        # Nothing runs in a process killed with SIGKILL: a worker still starting up (reading its
+        # start-up data from the parent, in multiprocessing's spawn_main, before any reportgen
+        # code) finds the pipe closed and the interpreter prints that. Seen in loaded full-suite
+        # runs only; any other traceback still fails.
+        err = re.sub(r"Traceback \(most recent call last\):\n  File \"<string>\", line 1, in <module>\n"
+                     r"  File \"[^\"]*multiprocessing/spawn\.py\".*?\n(?=\S)[^\n]*", "", err, flags=re.S)
+    assert "Traceback" not in err, err
     assert seen.after == seen.before
     assert not seen.outlived, "drawing workers outlived the build"
     assert seen.again.returncode == 0, seen.again.stderr
