@@ -12,10 +12,11 @@ import tomllib
 from importlib import resources
 from pathlib import Path
 
+from reportgen import story
 from reportgen.config import read_logo
 from reportgen.errors import ReportgenError
 from reportgen.family import Table
-from reportgen.judge import VERDICTS, coverage, family_wise, statements, verdict_counts
+from reportgen.judge import VERDICTS, coverage, family_wise, statements, tally, verdict_counts
 
 ERRORS = ("contradicted",)  # verdicts that say a document is wrong (material or minor)
 IN_PART = ("partly",)  # verdicts that say it is right in some setups only
@@ -50,7 +51,7 @@ def claim_row(j, table):
         "verdict": j.verdict,
         "severity": severity(j),
         "sentence": getattr(j, "sentence", "") or "",
-        "correct": getattr(c, "correct", "") or "",
+        "correct": getattr(j, "correct", "") or "",
         "tolerance": j.tolerance,
         "table": table,
     }
@@ -202,7 +203,8 @@ def findings(sections, catalog, rows, chapters):
         "documents": documents,
         "right": right,
         "counts": counts,
-        "n_checks": len(judged),
+        "n_statements": len(judged),
+        "tally": tally(j for s in sections for j in s.judged),
         "n_material": sum(d["n_material"] for d in documents),
         "n_minor": sum(len(d["minor"]) for d in documents),
         "n_partly": sum(len(d["partly"]) for d in documents),
@@ -295,6 +297,8 @@ def context(sections, catalog, info, config, build):
     """Everything the templates show, for one build."""
     chapters, appendix, rows = chapters_and_appendix(sections, config)
     found = findings(sections, catalog, rows, chapters)
+    found["story"] = story.story(catalog, rows, chapters)
+    found["unsaid"] = story.unsaid(catalog, rows)
     documents, papers = references(catalog, sections)
     key_figures = []
     for c in chapters:  # the handout's figures: the first of each chapter
@@ -312,7 +316,8 @@ def context(sections, catalog, info, config, build):
         "family_wise": family_wise([j for s in sections for j in s.judged]),
         "unchecked": list(catalog.unchecked),
         "totals": found["counts"],
-        "n_checks": found["n_checks"],
+        "n_statements": found["n_statements"],
+        "n_checks": found["tally"]["checks"],
         "n_documents": len(catalog.documents),
         "verdicts": VERDICTS,
         "documents": documents,

@@ -25,6 +25,7 @@ class Row:
     boundary: str = ""  # the claim's own explanation of why its verdict sits on a boundary
     severity: str = ""  # contradicted: material or minor
     sentence: str = ""  # the verdict in one plain sentence
+    part_of: str = ""  # the statement this check is a setup of (a summary's id); "" for a statement
 
     @property
     def unstable(self):
@@ -68,13 +69,14 @@ def compare(config, progress, seeds=1, catalog=None, families=None):
             for j in s.judged:
                 per_seed.setdefault(j.id, []).append(j.verdict)
     rows = []
+    parent = catalog.parent_of()
     for j in judged:
         c = j.claim
         expected = c.expected_for(config.profile)
         rows.append(
             Row(c.id, c.doc, c.section, c.label, c.quote, j.documented, j.measured, j.tolerance, c.rule,
                 j.verdict, expected, SAME if expected == j.verdict else CHANGED, tuple(per_seed[c.id]),
-                c.boundary, j.severity or "", j.sentence)
+                c.boundary, j.severity or "", j.sentence, parent.get(c.id, ""))
         )
     measured = {j.id for j in judged}
     ran = {s.experiment.name for s in sections}
@@ -82,7 +84,7 @@ def compare(config, progress, seeds=1, catalog=None, families=None):
         if catalog.families_needed(c) <= ran and c.id not in measured:
             documented = c.documented if isinstance(c.documented, str) else ", ".join(c.documented)
             rows.append(Row(c.id, c.doc, c.section, c.label, c.quote, documented, "—", "", c.rule, "—",
-                            c.expected_for(config.profile), MISSING))
+                            c.expected_for(config.profile), MISSING, part_of=parent.get(c.id, "")))
     return rows, failed
 
 

@@ -6,11 +6,11 @@ never a verdict. The rules:
 - exact: the measured value, rounded to the decimals the document printed, equals the
   printed number (entry-wise for a printed vector or matrix; any accepted reading of an
   ambiguous convention may match);
-- interval: the documented number lies in the measurement's interval [lo, hi]. With an
-  equivalence `margin` m the claim must also be shown to hold within ±m: confirmed when
-  the whole interval lies within documented ± m, contradicted when the interval excludes
-  the documented number, inconclusive otherwise (the run cannot tell; the sentence says
-  how many more samples would);
+- interval: equivalence first (two one-sided tests) with the claim's `margin` m:
+  confirmed when the whole interval [lo, hi] lies within documented ± m, contradicted when
+  it lies wholly beyond documented ± m, inconclusive otherwise (the sentence says how many
+  samples would decide). Without a margin (a point statement: a printed draw, a sum that
+  must be 1) the documented number must lie in the interval;
 - at_least / at_most: the measurement's value (or the end of its interval named by
   `bound`) against the claim's threshold; when the value comes with an interval that
   reaches both sides of the threshold, the run cannot tell: inconclusive, with the sample
@@ -19,6 +19,8 @@ never a verdict. The rules:
   verdict is "partly";
 - summary: one statement checked in several setups, summed up: confirmed or contradicted
   when every setup agrees, partly when some setups confirm it and others contradict it;
+  setups that only check a document's arithmetic on its own numbers (consistency) explain
+  the verdict and never decide it;
 - reference: a statement about a paper, a named model or the field, decided by the cited
   source (`reference`, `reference_quote`), as recorded in the claim (`holds`); no run
   number enters it;
@@ -60,6 +62,7 @@ class Judged:
     sentence: str = ""  # the verdict in one plain sentence
     severity: str | None = None  # contradicted only: material or minor
     setups: tuple = ()  # summary: the Judged of each setup
+    correct: str = ""  # contradicted or partly: the correct statement, its numbers filled in (reportgen.prose)
 
     @property
     def id(self):
@@ -89,6 +92,7 @@ class Judged:
             "verdict": self.verdict,
             "severity": self.severity,
             "sentence": self.sentence,
+            "correct": self.correct,
             "setups": [s.id for s in self.setups],
             "table": c.table,
         }
@@ -104,17 +108,50 @@ def documented_value(claim):
 
 
 def measured_text(m, digits=None):
-    """'1.002 [0.95, 1.05]; P(x) = 0.1' from a measurement's numbers."""
+    """'1.002 (99% CI [0.95, 1.05]); P(x) = 0.1' from a measurement's numbers.
+
+    A value with an interval is printed to the precision the interval supports (never more
+    than the measure's own digits); an interval too wide to mean anything says so.
+    """
     digits = m.digits if digits is None else digits
     if isinstance(m.value, (tuple, list)):
         text = "[" + ", ".join(fmt(v, digits) for v in m.value) + "]"
     elif m.value is None:
         text = "—"
+    elif too_few(m):
+        text = fmt(m.value, digits) + f" ({TOO_FEW})"
     else:
-        text = fmt(m.value, digits)
-    if m.lo is not None and m.hi is not None and not isinstance(m.value, (tuple, list)):
-        text += " " + fmt_interval(m.lo, m.hi, digits)
+        shown_digits = min(digits, supported_digits(m.hi - m.lo, digits)) if has_interval(m) else digits
+        text = fmt(m.value, shown_digits)
+        if has_interval(m):
+            label = f"{m.level:.0%} CI " if m.level else "range "
+            text += f" ({label}{fmt_interval(m.lo, m.hi, shown_digits)})"
     return text + _details(m, digits)
+
+
+TOO_FEW = "too few draws to decide"
+
+
+def has_interval(m):
+    return (not isinstance(m.value, (tuple, list)) and _finite(m.lo) and _finite(m.hi))
+
+
+def too_few(m):
+    """An interval from so few draws, or so wide, that no verdict can rest on it."""
+    if isinstance(m.value, (tuple, list)) or m.lo is None or m.hi is None:
+        return False
+    if not (_finite(m.lo) and _finite(m.hi)):
+        return True
+    if m.n is not None and m.n < 3:
+        return True
+    return m.lo > 0 and m.hi / m.lo > 1e4
+
+
+def supported_digits(width, digits):
+    """Decimals that show two significant digits of `width` (an interval's width), at most `digits`."""
+    if not _finite(width) or width <= 0:
+        return digits
+    return max(0, min(digits, 1 - math.floor(math.log10(abs(width)))))
 
 
 def _details(m, digits):
@@ -194,23 +231,29 @@ def _interval(claim, m):
     value = m.value if isinstance(m.value, (int, float)) else (lo + hi) / 2
     where = f"this run measures {fmt(value, m.digits)} (interval {fmt(lo, m.digits)} to {fmt(hi, m.digits)})"
     said = _said(claim, x)
-    if not lo <= x <= hi:
-        return CONTRADICTED, text, rule, f"The document says {said}, but {where}, which excludes it.", abs(value - x)
     if claim.margin is None:
+        # A point statement (a printed draw, a sum that should be exactly 1): containment.
+        if not lo <= x <= hi:
+            return CONTRADICTED, text, rule, f"The document says {said}, but {where}, which excludes it.", abs(value - x)
         return CONFIRMED, text, rule, f"The document says {said}; {where}, which agrees.", 0.0
-    rule += f"; equivalence margin ±{claim.margin:g} around {x:g}"
-    if x - claim.margin <= lo and hi <= x + claim.margin:
-        return (CONFIRMED, text, rule,
-                f"The document says {said}; {where}, within ±{claim.margin:g} of it.", 0.0)
-    # The interval shrinks as 1/√n: equivalence needs half-width below the gap between the
-    # estimate's distance from the documented value and the margin (or, when the estimate lies
-    # beyond the margin, a half-width below that distance, to exclude the documented value).
+    # Equivalence first (two one-sided tests): the statement holds when the whole interval lies
+    # within documented ± margin, fails when the whole interval lies beyond it, and otherwise
+    # this run cannot tell; an interval that misses the documented number but stays inside the
+    # margin is a confirmation, not a contradiction.
+    margin = claim.margin
+    rule += f"; equivalence margin ±{margin:g} around {x:g} (two one-sided tests)"
+    if x - margin <= lo and hi <= x + margin:
+        return CONFIRMED, text, rule, f"The document says {said}; {where}, within ±{margin:g} of it.", 0.0
+    if hi < x - margin or lo > x + margin:
+        return (CONTRADICTED, text, rule,
+                f"The document says {said}, but {where}: more than {margin:g} away from it.", abs(value - x))
+    # The interval shrinks as 1/√n: to decide, its half-width must fall below the distance from
+    # the estimate to the nearer edge of the margin.
     half, off = (hi - lo) / 2, abs(value - x)
-    gap = claim.margin - off if off < claim.margin else off
-    need = _samples_needed(half, gap, m.n)
+    need = _samples_needed(half, abs(margin - off), m.n)
     return (INCONCLUSIVE, text, rule,
             f"The document says {said}; {where}: this run cannot tell it from values "
-            f"{claim.margin:g} away{need}.", None)
+            f"{margin:g} away{need}.", None)
 
 
 def _samples_needed(half, gap, n):
@@ -295,7 +338,7 @@ def _straddles(m, threshold, sign, reading, measured):
 RULES = {"exact": _exact, "interval": _interval, "at_least": _threshold, "at_most": _threshold}
 
 
-def _severity(claim, verdict, deviation):
+def _severity(claim, verdict, deviation, m=None):
     if verdict != CONTRADICTED:
         return None
     if claim.severity:
@@ -304,14 +347,30 @@ def _severity(claim, verdict, deviation):
         return MINOR
     if claim.rule == "interval" and claim.margin is not None and deviation is not None and deviation <= claim.margin:
         return MINOR
+    if _in_band(claim, m):
+        return MINOR
     return MATERIAL
 
 
-def _finish(claim, verdict, sentence, severity):
+def _in_band(claim, m):
+    """Whether a threshold rule's statistic lies where a reasonable reader's cut could fall."""
+    cut = claim.cut_band if claim.rule in ("at_least", "at_most") else None
+    if not cut or m is None:
+        return False
+    stat = {"value": m.value, "lo": m.lo, "hi": m.hi}[claim.bound]
+    return _finite(stat) and cut[0] <= stat <= cut[1]
+
+
+def _finish(claim, verdict, sentence, severity, m=None):
     extra = []
+    overstated = verdict == CONTRADICTED and _in_band(claim, m)
+    if overstated:
+        low, high, why = claim.cut_band
+        extra.append(f"The measurement lies inside the band of reasonable cuts for the word ({low:g} to {high:g}: "
+                     f"{why}): an overstatement near the cut, not a false idea.")
     if verdict in (CONTRADICTED, PARTLY) and claim.correct:
         extra.append(f"Correct: {claim.correct}")
-    if verdict == CONTRADICTED and severity == MINOR:
+    if verdict == CONTRADICTED and severity == MINOR and not overstated:
         extra.append("A minor slip (rounding or presentation), not a wrong idea.")
     if claim.note:
         extra.append(claim.note)
@@ -334,9 +393,9 @@ def judge(claim, measurement):
     if measurement is None:
         return unavailable(claim, "no measurement")
     verdict, measured, tolerance, sentence, deviation = RULES[claim.rule](claim, measurement)
-    severity = _severity(claim, verdict, deviation)
-    return Judged(claim, measurement, verdict, measured, tolerance, _finish(claim, verdict, sentence, severity),
-                  severity)
+    severity = _severity(claim, verdict, deviation, measurement)
+    return Judged(claim, measurement, verdict, measured, tolerance,
+                  _finish(claim, verdict, sentence, severity, measurement), severity)
 
 
 def unavailable(claim, why):
@@ -346,32 +405,49 @@ def unavailable(claim, why):
 
 
 def summarize(claim, setups):
-    """The verdict of one statement checked in several setups (`setups`: their Judged)."""
+    """The verdict of one statement checked in several setups (`setups`: their Judged).
+
+    The verdict is on what the statement asserts: setups that only check a document's own
+    arithmetic on its own numbers (kind "consistency") explain the sentence and never decide
+    it, so a wrong number reached by a correct step stays wrong.
+    """
+    deciding = [s for s in setups if s.claim.kind != "consistency"] or list(setups)
+    explaining = [s for s in setups if s not in deciding]
+    verdict, sentence = _summary_verdict(deciding)
+    if explaining:
+        held = [s.claim.label for s in explaining if s.verdict == CONFIRMED]
+        failed = [s.claim.label for s in explaining if s.verdict == CONTRADICTED]
+        if held:
+            sentence += f" It follows from the document's own numbers ({'; '.join(held)}), which does not make it right."
+        if failed:
+            sentence += f" It does not even follow from the document's own numbers ({'; '.join(failed)})."
+    severity = None
+    if verdict == CONTRADICTED:
+        severity = claim.severity or (MATERIAL if any(s.severity == MATERIAL for s in deciding) else MINOR)
+    verdicts = [s.verdict for s in setups]
+    counts = ", ".join(f"{verdicts.count(v)} {v}" for v in VERDICTS if verdicts.count(v))
+    return Judged(claim, None, verdict, counts, f"summary of {len(setups)} setups",
+                  _finish(claim, verdict, sentence, severity), severity, tuple(setups))
+
+
+def _summary_verdict(setups):
+    """(verdict, sentence) of the setups that decide a summary."""
     verdicts = [s.verdict for s in setups]
     true = [s.claim.label for s in setups if s.verdict == CONFIRMED]
     false = [s.claim.label for s in setups if s.verdict == CONTRADICTED]
     if not setups or all(v == UNVERIFIABLE for v in verdicts):
-        verdict, sentence = UNVERIFIABLE, "None of its setups could be checked in this run."
-    elif true and false:
-        verdict = PARTLY
-        sentence = f"True in {len(true)} of {len(setups)} setups ({'; '.join(true)}); false in {'; '.join(false)}."
-    elif false:
-        verdict = CONTRADICTED
-        sentence = f"False in {len(false)} of {len(setups)} setups ({'; '.join(false)})."
-    elif true and len(true) == len(setups):
-        verdict, sentence = CONFIRMED, f"True in every setup checked ({len(setups)})."
-    elif true:
-        verdict = INCONCLUSIVE
-        sentence = f"True in {len(true)} of {len(setups)} setups; the others cannot be told apart in this run."
-    else:
-        verdict, sentence = INCONCLUSIVE, "This run cannot tell in any setup."
-    severity = None
-    if verdict == CONTRADICTED:
-        severity = claim.severity or (MATERIAL if any(s.severity == MATERIAL for s in setups) else MINOR)
-    counts = ", ".join(f"{verdicts.count(v)} {v}" for v in VERDICTS if verdicts.count(v))
-    return Judged(claim, None, verdict, counts, f"summary of {len(setups)} setups", _finish(claim, verdict, sentence,
-                                                                                           severity),
-                  severity, tuple(setups))
+        return UNVERIFIABLE, "None of its setups could be checked in this run."
+    if true and false:
+        return PARTLY, f"True in {len(true)} of {len(setups)} setups ({'; '.join(true)}); false in {'; '.join(false)}."
+    if false and len(setups) == 1:
+        return CONTRADICTED, f"False: {false[0]}."
+    if false:
+        return CONTRADICTED, f"False in {len(false)} of {len(setups)} setups ({'; '.join(false)})."
+    if true and len(true) == len(setups):
+        return CONFIRMED, f"True in every setup checked ({len(setups)})." if len(setups) > 1 else f"True: {true[0]}."
+    if true:
+        return INCONCLUSIVE, f"True in {len(true)} of {len(setups)} setups; the others cannot be told apart in this run."
+    return INCONCLUSIVE, "This run cannot tell in any setup."
 
 
 def statements(judged):
@@ -391,6 +467,7 @@ def coverage(judged, documents, unchecked):
         unverifiable = sum(1 for j in mine if j.verdict == UNVERIFIABLE)
         out[doc] = {
             "found": len(mine) + not_checkable,
+            "statements": len(mine),
             "checked": len(mine) - unverifiable,
             "unverifiable": unverifiable,
             "not_checkable": not_checkable,
@@ -411,6 +488,28 @@ def family_wise(judged):
     expected = sum(1 - float(j.claim.args.get("level", 0.99)) for j in rows)
     return {"interval_rows": len(rows), "expected_false_contradictions": round(expected, 2),
             "contradicted": sum(1 for j in rows if j.verdict == CONTRADICTED)}
+
+
+def tally(judged):
+    """The report's counts in one vocabulary.
+
+    A *statement* is what a document asserts (a summary stands for its setups); a *check* is
+    every row that tests something, setups included. Of the statements confirmed ("hold as
+    written"), each holds by one of three kinds of evidence: a measurement of this run, the
+    source it cites (rule reference), or only consistency with the document's own numbers.
+    """
+    judged = list(judged)
+    top = statements(judged)
+    confirmed = [j for j in top if j.verdict == CONFIRMED]
+    cited = sum(1 for j in confirmed if j.claim.rule == "reference")
+    consistency = sum(1 for j in confirmed if j.claim.kind == "consistency" and j.claim.rule != "reference")
+    return {
+        "statements": len(top),
+        "checks": len(judged),
+        "verdicts": verdict_counts(top),
+        "check_verdicts": verdict_counts(judged),
+        "hold": {"measured": len(confirmed) - cited - consistency, "cited": cited, "consistency": consistency},
+    }
 
 
 def verdict_counts(judged):

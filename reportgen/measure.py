@@ -26,6 +26,9 @@ class Measurement:
     # Other statistics of the same quantity, (label, number) each, judged against the same
     # threshold: a qualitative word read by the mean may read otherwise by the median.
     views: tuple = field(default=())
+    # Confidence level of [lo, hi] when it is a confidence interval (0.99), else None: the
+    # report labels every interval with it.
+    level: float | None = None
 
     def to_json(self):
         value = list(self.value) if isinstance(self.value, (tuple, list)) else self.value
@@ -34,11 +37,28 @@ class Measurement:
             "lo": self.lo,
             "hi": self.hi,
             "n": self.n,
+            "level": self.level,
             "method": self.method,
             "detail": [list(item) for item in self.detail],
             "alternatives": [[label, list(v) if isinstance(v, (tuple, list)) else v] for label, v in self.alternatives],
             "views": [list(view) for view in self.views],
         }
+
+
+def level_of(measure, args):
+    """The confidence level a measure's interval is computed at: its `level` argument as the
+    claim gives it, else the measure's own default for it; None for a measure without one."""
+    if "level" in args:
+        return float(args["level"])
+    import inspect
+
+    try:
+        parameter = inspect.signature(measure).parameters.get("level")
+    except (TypeError, ValueError):
+        return None
+    if parameter is None or parameter.default is inspect.Parameter.empty:
+        return None
+    return float(parameter.default)
 
 
 class MeasureUnavailable(LookupError):

@@ -12,11 +12,11 @@ import time
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 
-from reportgen import cache
+from reportgen import cache, prose
 from reportgen.errors import ConfigError, ReportgenError, short_traceback
 from reportgen.family import ClaimTable
 from reportgen.judge import judge, summarize, unavailable
-from reportgen.measure import MeasureUnavailable
+from reportgen.measure import MeasureUnavailable, level_of
 from reportgen.progress import remember
 from reportgen.provenance import build_time
 
@@ -255,6 +255,8 @@ def judge_run(run, claims):
         except MeasureUnavailable as exc:
             judged.append(unavailable(claim, str(exc)))
             continue
+        if measurement.level is None and measurement.lo is not None:
+            measurement = replace(measurement, level=level_of(measures[name], claim.args))
         judged.append(judge(claim, measurement))
     return tuple(judged)
 
@@ -305,6 +307,18 @@ def sum_up(sections, catalog):
             setups = [judged[i] for i in claim.over if i in judged]
             extra.setdefault(claim.family, []).append(summarize(claim, setups))
     return [replace(s, judged=s.judged + tuple(extra.get(s.experiment.name, ()))) for s in sections]
+
+
+def fill_in(sections):
+    """Each verdict's sentence and correct statement with the numbers they name filled in
+    from this build's measurements (reportgen.prose), once every statement is judged."""
+    judged = {j.id: j for s in sections for j in s.judged}
+
+    def filled(j):
+        correct = j.claim.correct if j.verdict in ("contradicted", "partly") else ""
+        return replace(j, sentence=prose.fill(j.sentence, judged), correct=prose.fill(correct, judged))
+
+    return [replace(s, judged=tuple(filled(j) for j in s.judged)) for s in sections]
 
 
 def lay_out_all(sections):
@@ -360,7 +374,7 @@ def run_all(config, progress, catalog, families, drawer=None, store=None, device
         if drawer is not None:
             drawer.abandon()
         raise
-    sections = lay_out_all(sum_up([done[e.name] for e in chosen], catalog))
+    sections = lay_out_all(fill_in(sum_up([done[e.name] for e in chosen], catalog)))
     if drawer is not None:
         drawn = drawer.finish()
         sections = [with_figures(s, drawn.get(s.experiment.name)) for s in sections]

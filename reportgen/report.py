@@ -16,7 +16,7 @@ from pathlib import Path
 from reportgen.errors import ReportgenError
 from reportgen.family import Table
 from reportgen.gcpause import paused_gc
-from reportgen.judge import VERDICTS, coverage, family_wise, statements, verdict_counts
+from reportgen.judge import VERDICTS, coverage, family_wise, statements, tally, verdict_counts
 
 LANG = "en"  # the report's own language (its sentences are English whatever the documents')
 
@@ -62,6 +62,7 @@ def results_document(sections, catalog, info, title):
         "provenance": info,
         "documents": {d.id: {"title": d.title, "citation": d.citation} for d in catalog.documents.values()},
         "verdicts": verdict_counts(statements(judged)),  # statements: a summary stands for its setups
+        "counts": tally(judged),  # statements and checks, named as the report and `check` name them
         "coverage": coverage(judged, catalog.documents, catalog.unchecked),
         "family_wise": family_wise(judged),
         "not_checkable": [{"doc": u.doc, "section": u.section, "quote": u.quote, "reason": u.reason}

@@ -70,7 +70,7 @@ def check_lines(rows, failed):
     unstable = sum(r.unstable for r in rows)
     unexplained = sum(r.unexplained for r in rows)
     lines.append(
-        f"{len(rows)} claims: " + ", ".join(f"{n} {s}" for s, n in sorted(status.items()))
+        f"{len(rows)} checks of {sum(1 for r in rows if not r.part_of)} statements: " + ", ".join(f"{n} {s}" for s, n in sorted(status.items()))
         + f", {unstable} unstable across seeds ({unexplained} not explained as on a boundary)"
         + (f"; FAILED experiments: {', '.join(failed)}" if failed else "")
     )

@@ -29,6 +29,26 @@ THRESHOLDS = {
     "healthy_rows_share": 0.01,
 }
 
+# Where a reasonable reader's cut for the word could fall. A statement measured inside its
+# word's band overshoots the word near its cut: an overstatement (minor), not a false idea;
+# material is kept for a statement on the wrong side of every cut in the band. A band holds
+# the threshold itself. (low, high, why)
+BANDS = {
+    "saturated_max_weight": (0.85, 0.95, "readers who call a row 'extremely peaked' or 'saturated' put the "
+                             "cut anywhere from 85% to 95% of the mass on one key; none would call 0.8 saturated"),
+    "near_uniform_entropy": (0.85, 0.95, "'near-uniform' reads as an entropy of 85% to 95% of uniform's ln n"),
+    "vanish_ratio": (0.07, 0.15, "'vanishes' reads as a shrinkage by a factor of about 7 to 15; a fifth or more "
+                     "is 'reduced', which no reader calls vanished"),
+    "vanished_jacobian": (5e-4, 2e-3, "'essentially zero' for a Jacobian entry: from 5e-4 to 2e-3; the documents "
+                          "themselves do not call 0.0067 zero"),
+    "vanishing_rows_share": (0.4, 0.6, "'most rows' reads as 40% to 60% of them"),
+}
+
+
+def band(name):
+    """(low, high, why) of a named threshold's band of reasonable cuts, or None."""
+    return BANDS.get(name) if isinstance(name, str) else None
+
 
 def value(name_or_number):
     """The number a claim's threshold stands for: itself, or the named threshold."""

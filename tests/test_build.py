@@ -174,7 +174,7 @@ def test_results_match_report_tally(quick_build):
     """The title page's verdict tally in the HTML equals results.json's counts."""
     counts = quick_build.results["verdicts"]
     n = sum(counts.values())
-    assert f"{n} checks:" in quick_build.html
+    assert f"{n} statements:" in quick_build.html
     for verdict in VERDICTS:
         assert f'<span class="verdict {verdict}">{counts[verdict]} {verdict}</span>' in quick_build.html
 

@@ -16,7 +16,8 @@ from pathlib import Path
 
 from reportgen.errors import ConfigError
 from reportgen.judge import VERDICTS
-from reportgen.thresholds import THRESHOLDS
+from reportgen.prose import bad_fields, names
+from reportgen.thresholds import THRESHOLDS, band
 
 # consistency: a check of a document's own arithmetic on its own numbers (a measured
 # confirmation it is not, and the report counts it apart).
@@ -26,7 +27,7 @@ BOUNDS = ("value", "lo", "hi")
 SEVERITIES = ("material", "minor")
 REQUIRED = ("id", "section", "quote", "documented", "kind", "rule", "table", "label", "expected")
 OPTIONAL = ("family", "value", "measure", "args", "threshold", "bound", "justification", "reason",
-            "margin", "over", "severity", "correct", "note", "boundary", "reference", "reference_quote", "holds",
+            "margin", "band", "band_reason", "over", "severity", "correct", "note", "boundary", "reference", "reference_quote", "holds",
             "expected_quick", "expected_full")
 ID = re.compile(r"[0-9a-z][0-9a-z.-]*")
 
@@ -63,6 +64,8 @@ class Claim:
     justification: str = ""  # one line: why this rule and margin read the statement fairly
     reason: str = ""  # unverifiable: what would be needed to check it
     margin: float | None = None  # interval: equivalence margin; the interval must lie within ± it
+    band: tuple = ()  # at_least / at_most with a numeric threshold: (low, high) of reasonable cuts
+    band_reason: str = ""  # why a reasonable reader's cut falls in `band`
     over: tuple = ()  # summary: ids of the claims (one per setup) this statement sums up
     severity: str = ""  # if contradicted: material (a reader learns something false) or minor
     correct: str = ""  # if contradicted: the correct statement, in words
@@ -71,6 +74,13 @@ class Claim:
     reference: str = ""  # reference: the cited source (authors, year, title, where)
     reference_quote: str = ""  # reference: what the source says that decides the claim
     holds: str = ""  # reference: "true", "false" or "partly", as the source shows
+
+    @property
+    def cut_band(self):
+        """(low, high, why) of the reasonable cuts for a threshold rule, or None."""
+        if self.band:
+            return (*self.band, self.band_reason)
+        return band(self.threshold)
 
     @property
     def family(self):
@@ -87,6 +97,8 @@ class Catalog:
     documents: dict  # id -> Document, in order
     claims: tuple  # Claim, in document then file order
     unchecked: tuple = ()  # Unchecked statements, with the reason each cannot be checked
+    story: tuple = ()  # Beat, in order: the Findings' questions and the statements that answer them
+    unsaid: tuple = ()  # Unsaid, in order: what none of the documents says, and when to say it
 
     def of_family(self, name):
         """The claims a family measures (summaries are judged after every family ran)."""
@@ -106,8 +118,11 @@ class Catalog:
 
 
 def catalog(folder=None):
-    """Documents, claims and not-checkable statements of `folder` (default: the package's own)."""
-    return Catalog(load_documents(folder), tuple(load(folder)), tuple(load_unchecked(folder)))
+    """Documents, claims, not-checkable statements and the Findings' prose of `folder`
+    (default: the package's own)."""
+    claims = tuple(load(folder))
+    story, unsaid = load_findings(claims, folder)
+    return Catalog(load_documents(folder), claims, tuple(load_unchecked(folder)), story, unsaid)
 
 
 def default_folder():
@@ -139,6 +154,7 @@ def load(folder=None):
                 seen.add(claim.id)
                 claims.append(claim)
     problems += _summary_problems(claims)
+    problems += _prose_problems(claims)
     if problems:
         raise ConfigError("claims data: " + "; ".join(problems[:5]) + (" …" if len(problems) > 5 else ""))
     return claims
@@ -157,6 +173,18 @@ def _summary_problems(claims):
                 problems.append(f"claim {child} is summed up by both {parents[child]} and {c.id}")
             else:
                 parents[child] = c.id
+    return problems
+
+
+def _prose_problems(claims):
+    """Placeholders in a claim's texts that name no claim, or a number no measurement has."""
+    ids = {c.id for c in claims}
+    problems = []
+    for c in claims:
+        for key in ("correct", "note", "boundary"):
+            text = getattr(c, key)
+            problems += [f"claim {c.id}: '{key}' names {{{i}}}, which is no claim" for i in names(text) if i not in ids]
+            problems += [f"claim {c.id}: '{key}' has {p}, a field reportgen.prose does not fill" for p in bad_fields(text)]
     return problems
 
 
@@ -186,6 +214,61 @@ def load_unchecked(folder=None):
     if problems:
         raise ConfigError("claims data: " + "; ".join(problems[:5]))
     return out
+
+
+@dataclass(frozen=True)
+class Beat:
+    """One question of the Findings' story, the statements that answer it, and what to say
+    when they hold, fail, hold in part or stay open (see findings.toml)."""
+
+    question: str
+    claims: tuple
+    holds: str
+    fails: str
+    mixed: str = ""
+    open: str = ""
+    lead: str = ""
+
+
+@dataclass(frozen=True)
+class Unsaid:
+    """A finding none of the documents states, shown when its first claim's verdict is in `when`."""
+
+    claims: tuple
+    when: tuple
+    text: str
+
+
+_BEAT_KEYS = {"question": True, "claims": True, "holds": True, "fails": True, "mixed": False, "open": False,
+              "lead": False}
+_UNSAID_KEYS = {"claims": True, "when": True, "text": True}
+
+
+def load_findings(claims, folder=None):
+    """(story, unsaid) from `findings.toml`; every id and placeholder it names is checked."""
+    path = Path(folder or default_folder()) / "findings.toml"
+    if not path.is_file():
+        return (), ()
+    data = _read(path)
+    ids = {c.id for c in claims}
+    story, unsaid, problems = [], [], []
+    for kind, cls, keys in (("beat", Beat, _BEAT_KEYS), ("unsaid", Unsaid, _UNSAID_KEYS)):
+        for i, entry in enumerate(data.get(kind, []), start=1):
+            where = f"findings.toml {kind} #{i}"
+            problems += [f"{where}: missing key '{k}'" for k, required in keys.items() if required and k not in entry]
+            problems += [f"{where}: unknown key '{k}'" for k in entry if k not in keys]
+            named = list(entry.get("claims", [])) + [n for v in entry.values() if isinstance(v, str) for n in names(v)]
+            problems += [f"{where}: names {n}, which is no claim" for n in named if n not in ids]
+            problems += [f"{where}: {p} is a field reportgen.prose does not fill"
+                         for v in entry.values() if isinstance(v, str) for p in bad_fields(v)]
+            problems += [f"{where}: verdict '{v}' is not one of {', '.join(VERDICTS)}"
+                         for v in entry.get("when", []) if v not in VERDICTS]
+            if not any(p.startswith(where) for p in problems):
+                fields = {k: tuple(v) if isinstance(v, list) else v for k, v in entry.items()}
+                (story if kind == "beat" else unsaid).append(cls(**fields))
+    if problems:
+        raise ConfigError("claims data: " + "; ".join(problems[:5]) + (" …" if len(problems) > 5 else ""))
+    return tuple(story), tuple(unsaid)
 
 
 def _files(folder, doc):
@@ -230,6 +313,11 @@ def _parse(entry, doc, where):
         problems.append(f"{where}: severity must be one of {', '.join(SEVERITIES)}")
     if "margin" in entry and not (isinstance(entry["margin"], (int, float)) and entry["margin"] > 0):
         problems.append(f"{where}: margin must be a positive number")
+    band = entry.get("band")
+    if band is not None and not (isinstance(band, list) and len(band) == 2
+                                 and all(isinstance(b, (int, float)) for b in band) and band[0] < band[1]
+                                 and entry.get("band_reason")):
+        problems.append(f"{where}: band is [low, high] of the reasonable cuts, with the reason in 'band_reason'")
     if rule == "unverifiable" and not entry.get("reason"):
         problems.append(f"{where}: an unverifiable claim says why in 'reason'")
     threshold = entry.get("threshold")
@@ -257,7 +345,8 @@ def _parse(entry, doc, where):
         measure=entry.get("measure", ""), family_name=entry.get("family", ""), args=dict(entry.get("args", {})),
         threshold=entry.get("threshold"), bound=entry.get("bound", "value"),
         justification=entry.get("justification", ""), reason=entry.get("reason", ""),
-        margin=entry.get("margin"), over=tuple(entry.get("over", ())), severity=entry.get("severity", ""),
+        margin=entry.get("margin"), band=tuple(entry.get("band", ())), band_reason=entry.get("band_reason", ""),
+        over=tuple(entry.get("over", ())), severity=entry.get("severity", ""),
         correct=entry.get("correct", ""), note=entry.get("note", ""), boundary=entry.get("boundary", ""),
         reference=entry.get("reference", ""), reference_quote=entry.get("reference_quote", ""),
         holds=entry.get("holds", ""),

@@ -1,0 +1,99 @@
+"""Sentences kept as data, with their numbers filled in from this run's verdicts.
+
+A text of the claims data (a claim's `correct`, `note` or `boundary`, a line of the
+findings) never types a measured number: it names it. `{000.sat-peaked-n64}` is that
+claim's measured value at the measurement's own precision; a field after a colon picks
+another of its numbers, and `|d` sets the decimals:
+
+    {ID}            the value               {ID:lo} {ID:hi}   the ends of its interval
+    {ID:interval}   "99% CI 0.80–0.85"      {ID:threshold}    the threshold it was judged by
+    {ID:pct}        the value as a percentage ({ID:pct|0} → "87%")
+    {ID:n}          the samples behind it   {ID:verdict}      its verdict
+    {ID:detail1}    the first number of its detail (detail2, … likewise)
+    {ID:view1}      the first of its other statistics (view2, … likewise)
+
+The ids a text names are checked when the claims data loads (`names`); a claim this build
+did not judge (`--only`) fills in as "not measured in this build".
+"""
+
+import math
+import re
+
+from reportgen.formatting import fmt
+
+PLACEHOLDER = re.compile(r"\{(\d{3}\.[0-9a-z][0-9a-z.-]*?)(?::([a-z]+[0-9]*))?(?:\|(\d))?\}")
+FIELDS = ("value", "lo", "hi", "interval", "threshold", "pct", "n", "verdict")
+NOT_MEASURED = "(not measured in this build)"
+
+
+class ProseError(ValueError):
+    """A placeholder that names a number its claim does not have."""
+
+
+def names(text):
+    """The claim ids a text's placeholders name, in order."""
+    return [m.group(1) for m in PLACEHOLDER.finditer(text or "")]
+
+
+def bad_fields(text):
+    """The placeholders of a text whose field is not one this module fills."""
+    out = []
+    for m in PLACEHOLDER.finditer(text or ""):
+        field = m.group(2) or "value"
+        if field not in FIELDS and not re.fullmatch(r"(detail|view)[1-9]", field):
+            out.append(m.group(0))
+    return out
+
+
+def fill(text, judged):
+    """`text` with each placeholder replaced by the number it names ({id: Judged})."""
+    if not text or "{" not in text:
+        return text
+    return PLACEHOLDER.sub(lambda m: _number(judged.get(m.group(1)), m), text)
+
+
+def _number(j, match):
+    if j is None:
+        return NOT_MEASURED
+    field = match.group(2) or "value"
+    if field == "verdict":
+        return j.verdict
+    if field == "threshold":
+        from reportgen.thresholds import value
+
+        return f"{value(j.claim.threshold):g}" if j.claim.threshold is not None else NOT_MEASURED
+    m = j.measurement
+    if m is None:
+        return NOT_MEASURED
+    digits = int(match.group(3)) if match.group(3) else m.digits
+    if field == "n":
+        return NOT_MEASURED if m.n is None else f"{m.n:,}".replace(",", " ")
+    if field == "interval":
+        return interval_text(m, digits)
+    number = _pick(m, field, match.group(0))
+    if not isinstance(number, (int, float)) or not math.isfinite(number):
+        return NOT_MEASURED
+    if field == "pct":
+        return fmt(100 * number, int(match.group(3)) if match.group(3) else 0) + "%"
+    return fmt(number, digits)
+
+
+def _pick(m, field, placeholder):
+    if field in ("value", "pct"):
+        return m.value
+    if field in ("lo", "hi"):
+        return getattr(m, field)
+    kind, index = field[:-1], int(field[-1]) - 1
+    items = m.detail if kind == "detail" else m.views
+    if index >= len(items):
+        raise ProseError(f"{placeholder}: the measurement has {len(items)} {kind} number(s)")
+    return items[index][1]
+
+
+def interval_text(m, digits=None):
+    """'99% CI 0.80–0.85', or the bare range when the measurement does not know its level."""
+    digits = m.digits if digits is None else digits
+    if m.lo is None or m.hi is None:
+        return ""
+    label = f"{m.level:.0%} CI " if getattr(m, "level", None) else "range "
+    return f"{label}{fmt(m.lo, digits)} to {fmt(m.hi, digits)}"

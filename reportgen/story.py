@@ -1,0 +1,57 @@
+"""The Findings' prose from data: each sentence chosen by verdicts, each number filled in.
+
+`reportgen/claims/findings.toml` holds the sentences; this module picks, for each question
+of the √d_k story, the one its statements' verdicts call for, and fills in the numbers they
+name from this build's measurements (reportgen.prose). No sentence here is typed by hand.
+"""
+
+from reportgen import prose
+
+WRONG = ("contradicted", "partly")
+OPEN = ("inconclusive", "unverifiable")
+
+
+def choice(verdicts):
+    """Which of a beat's texts its statements' verdicts call for: holds, mixed, fails or open."""
+    wrong = any(v in WRONG for v in verdicts)
+    right = any(v == "confirmed" for v in verdicts)
+    if wrong:
+        return "mixed" if right else "fails"
+    if any(v in OPEN for v in verdicts):
+        return "open"
+    return "holds"
+
+
+def story(catalog, rows, chapters):
+    """The beats whose statements this build judged, each with its text, lead and rows."""
+    judged = {i: r["j"] for i, r in rows.items()}
+    chapter_of = {r["id"]: c["title"] for c in chapters for t in c["claim_tables"] for r in rows.values()
+                  if r["table"] == t}
+    out = []
+    for beat in catalog.story:
+        mine = [rows[i] for i in beat.claims if i in rows]
+        if not mine:
+            continue
+        which = choice([r["verdict"] for r in mine])
+        text = {"holds": beat.holds, "fails": beat.fails, "mixed": beat.mixed or beat.fails,
+                "open": beat.open or beat.holds}[which]
+        out.append({
+            "question": beat.question,
+            "text": prose.fill(text, judged),
+            "which": which,
+            "lead": prose.fill(beat.lead, judged),
+            "chapters": list(dict.fromkeys(chapter_of[r["id"]] for r in mine if r["id"] in chapter_of)),
+            "rows": mine,
+        })
+    return out
+
+
+def unsaid(catalog, rows):
+    """What none of the documents says, where this build's verdicts show it."""
+    judged = {i: r["j"] for i, r in rows.items()}
+    out = []
+    for item in catalog.unsaid:
+        first = rows.get(item.claims[0])
+        if first is not None and first["verdict"] in item.when:
+            out.append(prose.fill(item.text, judged))
+    return out

@@ -1,0 +1,106 @@
+"""No verdict stronger than its evidence: equivalence first, statements judged on what they
+assert, words read with their band of reasonable cuts, and prose whose numbers are named."""
+
+import pytest
+
+from reportgen import claims, judge, prose
+from reportgen.claims import Claim
+from reportgen.errors import ConfigError
+from reportgen.measure import Measurement
+
+CONFIRMED, PARTLY, CONTRADICTED, INCONCLUSIVE, UNVERIFIABLE = judge.VERDICTS
+
+
+def make(rule="interval", documented="512", **kw):
+    fields = dict(id="000.x", doc="000", section="S", quote="q", documented=documented, kind="statistical",
+                  rule=rule, table="t", label="L", expected={"standard": "confirmed"}, measure="variance.var_qk",
+                  justification="because")
+    fields.update(kw)
+    return Claim(**fields)
+
+
+@pytest.mark.parametrize("value, lo, hi, verdict", [
+    (496.4, 483.6, 509.2, CONFIRMED),  # misses 512 but lies inside 512 ± 51.2: an exact identity holds
+    (512.0, 500.0, 524.0, CONFIRMED),
+    (600.0, 570.0, 630.0, CONTRADICTED),  # wholly beyond 512 + 51.2
+    (420.0, 400.0, 455.0, CONTRADICTED),  # wholly below 512 − 51.2
+    (470.0, 440.0, 500.0, INCONCLUSIVE),  # reaches across the margin's edge
+    (512.0, 400.0, 620.0, INCONCLUSIVE),  # wider than the margin
+])
+def test_interval_is_equivalence_first(value, lo, hi, verdict):
+    j = judge.judge(make(margin=51.2), Measurement(value, lo, hi, n=10_000, level=0.99))
+    assert j.verdict == verdict, j.sentence
+    if verdict == INCONCLUSIVE:
+        assert "samples instead of 10 000 would" in j.sentence
+
+
+def test_no_row_contradicted_inside_its_margin():
+    """Whatever the interval, one wholly inside documented ± margin never reads contradicted."""
+    for centre in (470.0, 490.0, 512.0, 530.0, 550.0):
+        for half in (0.5, 5.0, 12.0):
+            j = judge.judge(make(margin=51.2), Measurement(centre, centre - half, centre + half, n=100))
+            if 512 - 51.2 <= centre - half and centre + half <= 512 + 51.2:
+                assert j.verdict == CONFIRMED
+
+
+def test_interval_is_labelled_with_its_level_and_digits_follow_the_width():
+    j = judge.judge(make(margin=51.2), Measurement(496.4123, 483.61, 509.22, n=1000, digits=3, level=0.99))
+    assert j.measured.startswith("496 (99% CI [484, 509])")  # a width of 26: no decimals
+    wide = judge.judge(make(margin=51.2), Measurement(5.0, 0.0, 1_235_184_471_432.172, n=2, level=0.99))
+    assert "too few draws to decide" in wide.measured and "1 235" not in wide.measured
+
+
+def test_a_consistency_setup_never_lifts_a_wrong_number():
+    """'Variance ≈ 2.30': wrong as a measurement, right as 6.89 ÷ 3; the statement is contradicted."""
+    summary = make(rule="summary", kind="arithmetic", measure="", family_name="worked", over=("a", "b"))
+    wrong = judge.judge(make(id="a", rule="exact", documented="2.30", kind="arithmetic"), Measurement(1.81))
+    follows = judge.judge(make(id="b", rule="exact", documented="2.30", kind="consistency", label="6.89 ÷ 3"),
+                          Measurement(2.2967))
+    j = judge.summarize(summary, [wrong, follows])
+    assert j.verdict == CONTRADICTED and j.severity == "material"
+    assert "6.89 ÷ 3" in j.sentence and "does not make it right" in j.sentence
+
+
+def test_a_word_near_its_cut_is_an_overstatement():
+    """'Extremely peaked' at 0.865 against the 0.9 cut: contradicted, minor; at 0.70: material."""
+    peaked = make(rule="at_least", kind="qualitative", documented="extremely peaked",
+                  threshold="saturated_max_weight", measure="saturation.max_weight")
+    near = judge.judge(peaked, Measurement(0.865, 0.861, 0.867, n=4000, level=0.99))
+    assert near.verdict == CONTRADICTED and near.severity == "minor"
+    assert "band of reasonable cuts" in near.sentence
+    far = judge.judge(peaked, Measurement(0.70, 0.68, 0.72, n=4000, level=0.99))
+    assert far.verdict == CONTRADICTED and far.severity == "material"
+    own = make(rule="at_least", kind="qualitative", threshold=0.5, band=(0.4, 0.6), band_reason="why")
+    assert judge.judge(own, Measurement(0.45)).severity == "minor"
+
+
+def test_prose_fills_named_numbers():
+    j = judge.judge(make(id="000.var-law-dk512", margin=51.2),
+                    Measurement(519.06, 489.06, 549.04, n=4000, digits=3, level=0.99, detail=(("std", 22.78, 2),)))
+    by_id = {j.id: j}
+    text = "Var is {000.var-law-dk512:value|1} ({000.var-law-dk512:interval|0}), std {000.var-law-dk512:detail1|1}."
+    assert prose.fill(text, by_id) == "Var is 519.1 (99% CI 489 to 549), std 22.8."
+    assert prose.fill("{000.var-law-dk512:pct}", {}) == prose.NOT_MEASURED
+    assert prose.bad_fields("{000.x:median}") == ["{000.x:median}"]
+
+
+def test_findings_prose_names_only_claims_that_exist(tmp_path):
+    """A renamed id in findings.toml fails the load with one line naming it."""
+    folder = tmp_path / "claims"
+    folder.mkdir()
+    source = claims.default_folder()
+    for path in source.glob("*.toml"):
+        (folder / path.name).write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    findings = (folder / "findings.toml").read_text(encoding="utf-8")
+    (folder / "findings.toml").write_text(findings.replace("001.grad-norm-dk64-n64", "001.grad-norm-renamed"),
+                                          encoding="utf-8")
+    with pytest.raises(ConfigError, match="001.grad-norm-renamed, which is no claim"):
+        claims.catalog(folder)
+
+
+def test_every_beat_and_correction_names_real_claims():
+    catalog = claims.catalog()
+    ids = {c.id for c in catalog.claims}
+    assert catalog.story and catalog.unsaid
+    for beat in catalog.story:
+        assert set(beat.claims) <= ids
