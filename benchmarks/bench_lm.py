@@ -2,6 +2,7 @@
 
 Run it from the repository root with the venv the README sets up:
 
+    .venv/bin/python -m benchmarks bench_lm                      # the README's size and table
     .venv/bin/python benchmarks/bench_lm.py                      # standard profile, 10 steps
     .venv/bin/python benchmarks/bench_lm.py --steps 20 --runs 5
     .venv/bin/python benchmarks/bench_lm.py --device cuda --profile full --steps 5
@@ -17,7 +18,6 @@ the numbers. It installs nothing and writes nothing.
 """
 
 import argparse
-import platform
 import statistics
 import sys
 import time
@@ -36,15 +36,14 @@ def timed(train, P, cfg, batches, steps, device):
     return time.perf_counter() - start, losses
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--profile", default="standard", help="whose configurations to train (default standard)")
-    parser.add_argument("--steps", type=int, default=10, help="AdamW steps per run (default 10)")
-    parser.add_argument("--runs", type=int, default=3, help="timed runs per trainer (default 3)")
-    parser.add_argument("--device", default="cpu", help="cpu or cuda (default cpu)")
-    parser.add_argument("--threads", type=int, default=1, help="torch threads on CPU (default 1, as the pipeline)")
-    args = parser.parse_args(argv)
+SIZES = {
+    "quick": {"profile": "quick", "steps": 5, "runs": 3},
+    "full": {"profile": "standard", "steps": 10, "runs": 3},
+}
 
+
+def measure(profile="standard", steps=10, runs=3, device="cpu", threads=1, configurations=None):
+    """Median seconds of both trainers per configuration (the first `configurations` only, if given)."""
     import torch
 
     from reportgen.experiments.lm import corpus, model
@@ -52,23 +51,22 @@ def main(argv=None):
     from reportgen.experiments.lm.params import PARAMS
     from reportgen.sampling import generator
 
-    if args.device == "cpu":
-        torch.set_num_threads(args.threads)
+    if device == "cpu":
+        torch.set_num_threads(threads)
     torch.set_flush_denormal(True)
-    params = PARAMS[args.profile]
+    params = PARAMS[profile]
     text, vocabulary, _ = corpus.read()
-    train = corpus.encode(text["train"], vocabulary, args.device)
+    train = corpus.encode(text["train"], vocabulary, device)
     T, B = params.context, params.batch
     trainers = (("batched", model.train_batched), ("per-model loop", model.train_looped))
-    rows, notes = [], []
-    for width, heads, variants in R.configurations(params):
+    rows = []
+    for width, heads, variants in R.configurations(params)[:configurations]:
         cells = model.order_grid([(v, lr, s) for v in variants for lr in params.lrs for s in range(params.seeds)],
                                  width // heads, T)
-        cfg = model.Config(width, heads, params.layers, T, len(vocabulary), params.base_width, cells, args.device)
-        P = model.init_params(cfg, [generator(args.device, 0, "bench", width, heads, *c) for c in cells],
-                              args.device)
-        g = generator(args.device, 0, "bench-data", width, heads)
-        starts = torch.randint(len(train) - T - 1, (args.steps, cfg.M, B), generator=g, device=args.device)
+        cfg = model.Config(width, heads, params.layers, T, len(vocabulary), params.base_width, cells, device)
+        P = model.init_params(cfg, [generator(device, 0, "bench", width, heads, *c) for c in cells], device)
+        starts = torch.randint(len(train) - T - 1, (steps, cfg.M, B), generator=generator(device, 0, "bench-data",
+                                                                                            width, heads), device=device)
 
         def batches(step):
             return R.windows(train, starts[step], T + 1)
@@ -77,42 +75,59 @@ def main(argv=None):
         for label, trainer in trainers:
             trainer({k: v.detach().clone() for k, v in P.items()}, cfg, batches, 1)  # warm-up
             seconds = []
-            for _ in range(args.runs):
-                elapsed, losses[label] = timed(trainer, P, cfg, batches, args.steps, args.device)
+            for _ in range(runs):
+                elapsed, losses[label] = timed(trainer, P, cfg, batches, steps, device)
                 seconds.append(elapsed)
             medians[label] = statistics.median(seconds)
         a, b = losses["batched"], losses["per-model loop"]
         relative = ((a - b).abs() / b.abs().clamp_min(1e-6)).nan_to_num(0)
         apart = (relative > 1e-3).any(0).tolist()
-        differ = sorted({(v, lr) for (v, lr, _), a in zip(cfg.cells, apart) if a}, key=lambda x: (x[1], x[0]))
-        first = (relative[:3].max().item())
-        rows.append((width, heads, width // heads, cfg.M, medians))
-        note = (f"width {width}, {heads} head(s): {cfg.M - sum(apart)} of {cfg.M} models' loss curves agree within "
-                f"1e-3 (relative) at every step; largest difference over the first 3 steps {first:.1e}")
-        if differ:
-            note += (f"; the others ({', '.join(f'{v} at lr {lr:g}' for v, lr in differ)}) part later: batched "
-                     "and single matrix products round differently, and large rates amplify it")
-        notes.append(note + ".")
+        differ = sorted({(v, lr) for (v, lr, _), x in zip(cfg.cells, apart) if x}, key=lambda x: (x[1], x[0]))
+        rows.append({"width": width, "heads": heads, "d_k": width // heads, "models": cfg.M,
+                     "batched_s": medians["batched"], "loop_s": medians["per-model loop"],
+                     "agree": cfg.M - sum(apart), "differ": [list(x) for x in differ],
+                     "first_steps_difference": relative[:3].max().item()})
+    batched, loop = sum(r["batched_s"] for r in rows), sum(r["loop_s"] for r in rows)
+    return {"profile": profile, "steps": steps, "runs": runs, "device": device, "threads": threads,
+            "rows": rows, "speedup": loop / batched, "seconds": {"language models, batched trainer": batched}}
 
-    print(f"## Language-model trainer: the {args.profile} configurations, {args.steps} AdamW steps each")
-    print()
-    print(f"{platform.processor() or platform.machine()}, torch {torch.__version__}, "
-          f"{torch.get_num_threads()} thread(s), device {args.device}; median of {args.runs} runs")
-    print()
-    print("| width | heads | d_k | models | batched s | loop s | batched model-steps/s | loop model-steps/s "
-          "| speed-up |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    total_b = total_l = work = 0.0
-    for width, heads, dk, M, med in rows:
-        b, loop = med["batched"], med["per-model loop"]
-        total_b, total_l, work = total_b + b, total_l + loop, work + M * args.steps
-        print(f"| {width} | {heads} | {dk} | {M} | {b:.2f} | {loop:.2f} | {M * args.steps / b:,.0f} | "
-              f"{M * args.steps / loop:,.0f} | {loop / b:.1f}× |")
-    print(f"| all | | | {int(work // args.steps)} | {total_b:.2f} | {total_l:.2f} | {work / total_b:,.0f} | "
-          f"{work / total_l:,.0f} | **{total_l / total_b:.1f}×** |")
-    print()
-    for note in notes:
-        print(f"- {note}")
+
+def table(result):
+    """The README's table: both trainers per configuration and overall, and how their losses agree."""
+    steps = result["steps"]
+    lines = [f"The {result['profile']} configurations, {steps} AdamW steps each, {result['threads']} thread(s), "
+             f"device {result['device']}; median of {result['runs']} runs.", "",
+             "| width | heads | d_k | models | batched s | loop s | batched model-steps/s | loop model-steps/s "
+             "| speed-up |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    work = 0
+    for r in result["rows"]:
+        b, loop, M = r["batched_s"], r["loop_s"], r["models"]
+        work += M * steps
+        lines.append(f"| {r['width']} | {r['heads']} | {r['d_k']} | {M} | {b:.2f} | {loop:.2f} | "
+                     f"{M * steps / b:,.0f} | {M * steps / loop:,.0f} | {loop / b:.1f}× |")
+    b, loop = sum(r["batched_s"] for r in result["rows"]), sum(r["loop_s"] for r in result["rows"])
+    lines += [f"| all | | | {work // steps} | {b:.2f} | {loop:.2f} | {work / b:,.0f} | {work / loop:,.0f} | "
+              f"**{result['speedup']:.1f}×** |", ""]
+    for r in result["rows"]:
+        note = (f"- width {r['width']}, {r['heads']} head(s): {r['agree']} of {r['models']} models' loss curves agree "
+                f"within 1e-3 (relative) at every step; largest difference over the first 3 steps "
+                f"{r['first_steps_difference']:.1e}")
+        if r["differ"]:
+            note += (f"; the others ({', '.join(f'{v} at lr {lr:g}' for v, lr in r['differ'])}) part later: batched "
+                     "and single matrix products round differently, and large rates amplify it")
+        lines.append(note + ".")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--profile", default="standard", help="whose configurations to train (default standard)")
+    parser.add_argument("--steps", type=int, default=10, help="AdamW steps per run (default 10)")
+    parser.add_argument("--runs", type=int, default=3, help="timed runs per trainer (default 3)")
+    parser.add_argument("--device", default="cpu", help="cpu or cuda (default cpu)")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads on CPU (default 1, as the pipeline)")
+    args = parser.parse_args(argv)
+    print(table(measure(args.profile, args.steps, args.runs, args.device, args.threads)), end="")
     return 0
 
 

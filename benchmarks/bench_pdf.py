@@ -1,5 +1,6 @@
 """Time the PDFs alone: WeasyPrint's layout and writing of report.pdf and the handout.
 
+    .venv/bin/python -m benchmarks bench_pdf                 # quick and standard, 3 runs, the README's tables
     .venv/bin/python benchmarks/bench_pdf.py                 # quick profile, 3 runs
     .venv/bin/python benchmarks/bench_pdf.py --profile standard --runs 5
     .venv/bin/python benchmarks/bench_pdf.py --parts        # where report.pdf's time goes
@@ -18,9 +19,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-
-REPO = Path(__file__).resolve().parent.parent
-
 
 def print_html(profile, folder):
     """{name: print HTML, "json": results.json bytes, "info": provenance} from one build."""
@@ -41,7 +39,7 @@ def print_html(profile, folder):
     return captured
 
 
-def render(html, results_json, info):
+def render(html, results_json=None, info=None):
     """(layout s, write s, pages, bytes) of one PDF, as report.render_pdf makes it."""
     import weasyprint
     from weasyprint.urls import URLFetcher
@@ -63,7 +61,7 @@ def render(html, results_json, info):
 REGISTER = re.compile(r'<section id="appendix".*?(?=<section id="sources")', re.S)
 
 
-def parts(html):
+def register_parts(html):
     """{part: print HTML}: report.pdf cut apart, to see what a design without a part would cost.
 
     "body" is the report without Appendix A (the register of every claim); "register" is
@@ -85,36 +83,76 @@ def parts(html):
     }
 
 
-def main():
+SIZES = {
+    "quick": {"profiles": ("quick",), "runs": 1},
+    "full": {"profiles": ("quick", "standard"), "runs": 3},
+}
+
+
+def build_folder(profile):
+    """A scratch folder kept between calls (its cache makes the next build quick), with its config."""
+    folder = Path(tempfile.gettempdir()) / f"reportgen-bench-pdf-{profile}"
+    folder.mkdir(exist_ok=True)
+    (folder / "config.toml").write_text(
+        f'output = "{folder / "out"}"\nfigures = "{folder / "figures"}"\ncache_dir = "{folder / "cache"}"\n'
+    )
+    return folder
+
+
+def time_pdfs(named, runs):
+    """[{pdf, pages, bytes, layout_s, writing_s}] for each {name: print HTML}, rendered runs times."""
+    rows = []
+    for name, html in named.items():
+        times = [render(html, None, None) for _ in range(runs)]
+        rows.append({"pdf": name, "pages": times[0][2], "bytes": times[0][3],
+                     "layout_s": [t[0] for t in times], "writing_s": [t[1] for t in times]})
+    return rows
+
+
+def measure(profiles=("quick",), runs=3, parts=False, html=None):
+    """Each profile's PDFs rendered alone from its build's print HTML (or from html: {profile: {name: HTML}})."""
+    if parts:
+        import logging
+
+        logging.getLogger("weasyprint").setLevel(logging.CRITICAL)  # links into the parts left out
+    out, seconds = [], {}
+    for profile in profiles:
+        named = html[profile] if html else print_html(profile, build_folder(profile))
+        named = register_parts(named["report"]) if parts else {n: named[n] for n in ("report", "handout")}
+        rows = time_pdfs(named, runs)
+        out.append({"profile": profile, "runs": runs, "pdfs": rows})
+        for row in rows:
+            seconds[f"{row['pdf']} PDF, {profile}"] = statistics.median(
+                a + b for a, b in zip(row["layout_s"], row["writing_s"]))
+    return {"profiles": out, "seconds": seconds}
+
+
+def table(result):
+    """The README's tables: one per profile, each PDF's pages, size and median seconds."""
+    lines = []
+    for entry in result["profiles"]:
+        lines += [f"{entry['profile']} profile, {entry['runs']} runs each, medians (sequential, one process):", "",
+                  "| PDF | pages | MiB | layout s | writing s | total s | min / max total s |",
+                  "|---|---:|---:|---:|---:|---:|---:|"]
+        for row in entry["pdfs"]:
+            totals = [a + b for a, b in zip(row["layout_s"], row["writing_s"])]
+            lines.append(f"| {row['pdf']} | {row['pages']} | {row['bytes'] / 2**20:.1f} | "
+                         f"{statistics.median(row['layout_s']):.1f} | {statistics.median(row['writing_s']):.1f} | "
+                         f"{statistics.median(totals):.1f} | {min(totals):.1f} / {max(totals):.1f} |")
+        lines.append("")
+    return "\n".join(lines[:-1]) + "\n"
+
+
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--profile", default="quick", choices=("quick", "standard"))
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--parts", action="store_true", help="report.pdf whole, without the register, "
                         "the register alone, the register bare")
-    args = parser.parse_args()
-    sys.path.insert(0, str(REPO))
-    folder = Path(tempfile.gettempdir()) / f"reportgen-bench-pdf-{args.profile}"
-    folder.mkdir(exist_ok=True)
-    (folder / "config.toml").write_text(
-        f'output = "{folder / "out"}"\nfigures = "{folder / "figures"}"\ncache_dir = "{folder / "cache"}"\n'
-    )
-    captured = print_html(args.profile, folder)
-    print(f"{args.profile} profile, {args.runs} runs each, medians (sequential, one process)")
-    print("| PDF | pages | MiB | layout s | writing s | total s | min / max total s |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    if args.parts:
-        import logging
-
-        logging.getLogger("weasyprint").setLevel(logging.CRITICAL)  # links into the parts left out
-    named = parts(captured["report"]) if args.parts else {name: captured[name] for name in ("report", "handout")}
-    for name, html in named.items():
-        times = [render(html, captured["json"], captured["info"]) for _ in range(args.runs)]
-        layout = statistics.median(t[0] for t in times)
-        write = statistics.median(t[1] for t in times)
-        totals = [t[0] + t[1] for t in times]
-        print(f"| {name} | {times[0][2]} | {times[0][3] / 2**20:.1f} | {layout:.1f} | {write:.1f} | "
-              f"{statistics.median(totals):.1f} | {min(totals):.1f} / {max(totals):.1f} |")
+    args = parser.parse_args(argv)
+    print(table(measure((args.profile,), args.runs, args.parts)), end="")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -2,6 +2,7 @@
 
 Run it from the repository root with the venv the README sets up:
 
+    .venv/bin/python -m benchmarks bench_training                 # the README's size and table
     .venv/bin/python benchmarks/bench_training.py                 # the standard sweep, 20 steps
     .venv/bin/python benchmarks/bench_training.py --dk 256 --steps 10 --runs 5
     .venv/bin/python benchmarks/bench_training.py --device cuda --profile full
@@ -17,7 +18,6 @@ Exit status 0 when the whole-sweep speed-up reaches 5×, else 1.
 """
 
 import argparse
-import platform
 import statistics
 import sys
 import time
@@ -48,6 +48,83 @@ def agreement(batched, looped, grid, variants):
     return len(grid) - int(apart.any(0).sum()), differ, first, (batched[:3] - looped[:3]).abs().max().item()
 
 
+SIZES = {
+    "quick": {"profile": "quick", "steps": 5, "runs": 3},
+    "full": {"profile": "standard", "steps": 20, "runs": 3},
+}
+
+
+def measure(profile="standard", dk=None, steps=20, runs=3, device="cpu", threads=1):
+    """Median seconds of both trainers per d_k, their speed-up, and how far their losses agree."""
+    import torch
+
+    from reportgen.experiments.training import run as T
+    from reportgen.experiments.training.params import PARAMS
+    from reportgen.sampling import generator
+
+    if device == "cpu":
+        torch.set_num_threads(threads)
+    torch.set_flush_denormal(True)  # as training.run does
+    params = PARAMS[profile]
+    trainers = (("batched", T.train_batched), ("per-model loop", T.train_looped))
+    rows = []
+    for d in (dk,) if dk else params.dims:
+        grid = T.model_grid(params, d)
+        weights, spec = T.stack_models(grid, T.init_weights(0, d, params.seeds, device), d, device)
+        batches = T.recall_batches(generator(device, 0, "bench", d), steps, params.seeds, params.batch, device)
+        medians, histories = {}, {}
+        for name, train in trainers:
+            train([w.detach().clone() for w in weights], spec, batches, 1)  # warm-up
+            seconds = []
+            for _ in range(runs):
+                elapsed, histories[name] = timed(train, weights, spec, batches, steps, device)
+                seconds.append(elapsed)
+            medians[name] = statistics.median(seconds)
+        same, differ, parted, first = agreement(histories["batched"]["loss"], histories["per-model loop"]["loss"],
+                                                grid, T.VARIANTS)
+        rows.append({"d_k": d, "models": len(grid), "batched_s": medians["batched"],
+                     "loop_s": medians["per-model loop"], "agree": same, "differ": [list(x) for x in differ],
+                     "parted_at": parted, "first_steps_difference": first})
+    batched, loop = sum(r["batched_s"] for r in rows), sum(r["loop_s"] for r in rows)
+    return {"profile": profile, "steps": steps, "runs": runs, "device": device, "threads": threads,
+            "torch": torch.__version__, "rows": rows, "speedup": loop / batched, "target": TARGET,
+            "seconds": {"training, batched trainer": batched}}
+
+
+def table(result):
+    """The README's table: both trainers per d_k and overall, and how their losses agree."""
+    steps = result["steps"]
+
+    def rate(model_steps, seconds):
+        return f"{model_steps / seconds:,.0f}"
+
+    lines = [f"The {result['profile']} sweep, {steps} Adam steps per d_k, {result['threads']} thread(s), device "
+             f"{result['device']}; median of {result['runs']} runs.", "",
+             "| d_k | models | batched s | loop s | batched model-steps/s | loop model-steps/s | speed-up |",
+             "|---:|---:|---:|---:|---:|---:|---:|"]
+    work = 0
+    for r in result["rows"]:
+        b, loop, M = r["batched_s"], r["loop_s"], r["models"]
+        work += M * steps
+        lines.append(f"| {r['d_k']} | {M} | {b:.2f} | {loop:.2f} | {rate(M * steps, b)} | {rate(M * steps, loop)} "
+                     f"| {loop / b:.1f}× |")
+    b, loop = sum(r["batched_s"] for r in result["rows"]), sum(r["loop_s"] for r in result["rows"])
+    if len(result["rows"]) > 1:
+        lines.append(f"| all | {work // steps} | {b:.2f} | {loop:.2f} | {rate(work, b)} | {rate(work, loop)} "
+                     f"| **{result['speedup']:.1f}×** |")
+    lines += ["", f"Speed-up of the batched trainer on this work: {result['speedup']:.1f}× "
+              f"(target ≥ {result['target']:g}×).", ""]
+    for r in result["rows"]:
+        note = (f"- d_k = {r['d_k']}: {r['agree']} of {r['models']} models' loss curves agree within 1e-3 (relative) "
+                f"at every step; largest difference over the first 3 steps {r['first_steps_difference']:.1e}")
+        if r["differ"]:
+            note += (f"; the others ({', '.join(f'{v} at lr {lr:g}' for v, lr in r['differ'])}) part from step "
+                     f"{r['parted_at']} on: batched and single matrix products round differently, and runs at "
+                     "large learning rates amplify that")
+        lines.append(note + ".")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", default="standard", help="whose sweep to train (default standard)")
@@ -57,75 +134,9 @@ def main(argv=None):
     parser.add_argument("--device", default="cpu", help="cpu or cuda (default cpu)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads on CPU (default 1, as training.run uses)")
     args = parser.parse_args(argv)
-
-    import torch
-
-    from reportgen.experiments.training import run as T
-    from reportgen.experiments.training.params import PARAMS
-    from reportgen.sampling import generator
-
-    if args.device == "cpu":
-        torch.set_num_threads(args.threads)
-    torch.set_flush_denormal(True)  # as training.run does
-    params = PARAMS[args.profile]
-    dims = (args.dk,) if args.dk else params.dims
-    trainers = (("batched", T.train_batched), ("per-model loop", T.train_looped))
-
-    rows, notes = [], []
-    for d in dims:
-        grid = T.model_grid(params, d)
-        weights, spec = T.stack_models(grid, T.init_weights(0, d, params.seeds, args.device), d, args.device)
-        g = generator(args.device, 0, "bench", d)
-        batches = T.recall_batches(g, args.steps, params.seeds, params.batch, args.device)
-        medians, histories = {}, {}
-        for name, train in trainers:
-            train([w.detach().clone() for w in weights], spec, batches, 1)  # warm-up
-            seconds = []
-            for _ in range(args.runs):
-                elapsed, histories[name] = timed(train, weights, spec, batches, args.steps, args.device)
-                seconds.append(elapsed)
-            medians[name] = statistics.median(seconds)
-        same, differ, parted, first = agreement(histories["batched"]["loss"], histories["per-model loop"]["loss"],
-                                                grid, T.VARIANTS)
-        rows.append((d, len(grid), medians))
-        note = f"d_k = {d}: {same} of {len(grid)} models' loss curves agree within 1e-3 (relative) at every " \
-               f"step; largest difference over the first 3 steps {first:.1e}"
-        if differ:
-            note += (f"; the others ({', '.join(f'{v} at lr {lr:g}' for v, lr in differ)}) part from step "
-                     f"{parted} on: batched and single matrix products round differently, and runs at large "
-                     "learning rates amplify that")
-        notes.append(note + ".")
-
-    def rate(model_steps, seconds):
-        return f"{model_steps / seconds:,.0f}"
-
-    print(f"## Training throughput: the {args.profile} sweep, {args.steps} steps per d_k")
-    print()
-    print(f"{platform.processor() or platform.machine()}, torch {torch.__version__}, "
-          f"{torch.get_num_threads()} thread(s), device {args.device}; median of {args.runs} runs")
-    print()
-    print("| d_k | models | batched s | loop s | batched model-steps/s | loop model-steps/s | speed-up |")
-    print("|---:|---:|---:|---:|---:|---:|---:|")
-    totals = {name: 0.0 for name, _ in trainers}
-    work = 0
-    for d, M, medians in rows:
-        b, loop = medians["batched"], medians["per-model loop"]
-        totals["batched"] += b
-        totals["per-model loop"] += loop
-        work += M * args.steps
-        print(f"| {d} | {M} | {b:.2f} | {loop:.2f} | {rate(M * args.steps, b)} | {rate(M * args.steps, loop)} "
-              f"| {loop / b:.1f}× |")
-    b, loop = totals["batched"], totals["per-model loop"]
-    speedup = loop / b
-    if len(rows) > 1:
-        print(f"| all | {work // args.steps} | {b:.2f} | {loop:.2f} | {rate(work, b)} | {rate(work, loop)} "
-              f"| **{speedup:.1f}×** |")
-    print()
-    print(f"Speed-up of the batched trainer on this work: {speedup:.1f}× (target ≥ {TARGET:g}×).")
-    print()
-    for note in notes:
-        print(f"- {note}")
-    return 0 if speedup >= TARGET else 1
+    result = measure(args.profile, args.dk, args.steps, args.runs, args.device, args.threads)
+    print(table(result), end="")
+    return 0 if result["speedup"] >= TARGET else 1
 
 
 if __name__ == "__main__":

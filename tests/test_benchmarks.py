@@ -1,0 +1,191 @@
+"""Every benchmark runs at a tiny size and gives what its README table needs (fast lane).
+
+A renamed function or option in reportgen breaks one of these tests, not a user of the
+benchmarks. Sizes are a second or less each; no test asserts a timing.
+"""
+
+import inspect
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:  # benchmarks/ is a top-level folder of the checkout, not installed
+    sys.path.insert(0, str(REPO))
+
+from benchmarks import BENCHMARKS, load  # noqa: E402
+from benchmarks.__main__ import main as bench_main, rewrite_readme  # noqa: E402
+from benchmarks.readme import MARKERS, block, missing_markers, update  # noqa: E402
+
+from conftest import pdf_supported  # noqa: E402
+
+
+def roundtrip(result):
+    """result as the results file gives it back: JSON has no tuples and string keys only."""
+    return json.loads(json.dumps(result))
+
+
+def check_result(name, result):
+    """The fields every consumer reads: seconds for the history, a table for the README."""
+    result = roundtrip(result)
+    assert result["seconds"], name
+    assert all(isinstance(s, float) and s > 0 for s in result["seconds"].values()), result["seconds"]
+    text = load(name).table(result)
+    assert "|---" in text and text.endswith("\n"), text
+    return result, text
+
+
+def fake_program(tmp_path):
+    """An executable that records its arguments and exits 0: a stand-in for reportgen or jupyter."""
+    calls = tmp_path / "calls.jsonl"
+    path = tmp_path / "fake"
+    path.write_text(f"#!{sys.executable}\nimport json, sys\n"
+                    f"open({str(calls)!r}, 'a').write(json.dumps(sys.argv[1:]) + '\\n')\n")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path, calls
+
+
+def build_arguments_parse(argv, tmp_path):
+    """Parse `reportgen build ARGS` with reportgen's own CLI, without running it.
+
+    The scratch folder a --config file was in is gone by now: an empty config stands in.
+    """
+    from reportgen.cli import main
+
+    assert argv[0] == "build", argv
+    args = list(argv[1:])
+    if "--config" in args:
+        config = tmp_path / "stand-in.toml"
+        config.write_text("[tool.reportgen]\n")
+        args[args.index("--config") + 1] = str(config)
+    main.commands["build"].make_context("build", args)
+
+
+@pytest.mark.parametrize("name", BENCHMARKS)
+def test_benchmark_has_the_common_surface(name):
+    module = load(name)
+    assert set(module.SIZES) == {"quick", "full"}
+    for size, kwargs in module.SIZES.items():
+        inspect.signature(module.measure).bind(**kwargs)  # a renamed parameter fails here
+    assert callable(module.table) and callable(module.main)
+    assert module.__doc__.splitlines()[0]
+
+
+def test_throughput_runs_tiny():
+    from benchmarks import throughput
+
+    result, text = check_result("throughput", throughput.measure(runs=1, dims=(16,), profile="quick", samples=400))
+    assert 0 < result["ratio"] and result["target"] == throughput.TARGET
+    assert "| 16 |" in text and "sweep / randn" in text
+
+
+def test_training_benchmark_runs_tiny():
+    from benchmarks import bench_training
+
+    result, text = check_result("bench_training", bench_training.measure("quick", dk=16, steps=1, runs=1))
+    assert result["rows"][0]["models"] > 1 and result["rows"][0]["agree"] == result["rows"][0]["models"]
+    assert "speed-up" in text
+
+
+def test_lm_benchmark_runs_tiny():
+    from benchmarks import bench_lm
+
+    result, text = check_result("bench_lm", bench_lm.measure("quick", steps=1, runs=1, configurations=1))
+    assert len(result["rows"]) == 1 and result["rows"][0]["models"] > 1
+    assert "model-steps/s" in text
+
+
+@pytest.mark.skipif(not pdf_supported(), reason="WeasyPrint or Pango not available")
+def test_pdf_benchmark_renders_tiny():
+    from benchmarks import bench_pdf
+    from reportgen import report
+
+    page = "<html><head><title>t</title></head><body><h1>T</h1><p>x</p></body></html>"
+    result, text = check_result("bench_pdf", bench_pdf.measure(("quick",), 1, html={"quick": {
+        "report": page, "handout": page}}))
+    assert [r["pdf"] for r in result["profiles"][0]["pdfs"]] == ["report", "handout"]
+    assert result["profiles"][0]["pdfs"][0]["pages"] == 1
+    # print_html replaces report.pdfs with a function of the same parameters.
+    assert list(inspect.signature(report.pdfs).parameters)[:4] == ["named", "results_json", "info", "store"]
+    html = '<html><head></head><body><section id="appendix"><table></table></section>' \
+           '<section id="sources"></section></body></html>'
+    assert set(bench_pdf.register_parts(html)) == {"report", "body", "register", "bare register"}
+
+
+def test_build_benchmark_runs_with_a_stand_in(tmp_path):
+    from benchmarks import bench
+
+    fake, calls = fake_program(tmp_path)
+    result, text = check_result("bench", bench.measure(1, bench.README_CASES, "cpu", str(fake)))
+    assert [r["case"] for r in result["cases"]] == list(bench.README_CASES)
+    assert all(r["rss_mib"][0] > 0 for r in result["cases"])
+    assert "within budget" in text
+    for argv in map(json.loads, calls.read_text().splitlines()):
+        build_arguments_parse(argv, tmp_path)  # every build the benchmark runs is one reportgen accepts
+
+
+def test_peer_benchmark_runs_with_stand_ins(tmp_path):
+    from benchmarks import peer
+
+    fake, calls = fake_program(tmp_path)
+    result, text = check_result("peer", peer.measure(1, jupyter=fake, reportgen=fake))
+    assert peer.PEER in result["seconds"] and result["cells"] > 0
+    assert "× peer" in text
+    recorded = [json.loads(line) for line in calls.read_text().splitlines()]
+    assert recorded[0][:2] == ["nbconvert", "--execute"]
+    for argv in recorded[1:]:
+        build_arguments_parse(argv, tmp_path)
+
+
+def test_peer_notebook_holds_the_documents_cells():
+    from benchmarks import peer
+
+    nb = json.loads(peer.NOTEBOOK.read_text(encoding="utf-8"))
+    assert nb["nbformat"] == 4 and nb["cells"]
+    assert all(c["cell_type"] == "code" and c["source"].strip() for c in nb["cells"])
+    if peer.SEEDS.is_dir():  # beside a checkout that has the documents: the copy is current
+        assert nb == peer.notebook_from(peer.SEEDS)
+
+
+def test_entry_point_records_where_it_ran(tmp_path, monkeypatch):
+    from benchmarks import throughput
+
+    monkeypatch.setitem(throughput.SIZES, "quick", {"runs": 1, "dims": (8,), "profile": "quick", "samples": 400})
+    results = tmp_path / "results.json"
+    assert bench_main(["throughput", "--size", "quick", "--results", str(results), "--no-readme"]) == 0
+    entry = json.loads(results.read_text())["throughput"]
+    env = entry["environment"]
+    assert env["commit"] and env["date"] and env["machine"]["cores"] >= 1
+    assert {"python", "torch", "reportgen"} <= set(env["versions"])
+    if hasattr(os, "getloadavg"):
+        assert len(env["load_before"]) == 3 and len(entry["load_after"]) == 3
+    readme = tmp_path / "README.md"
+    readme.write_text((REPO / "README.md").read_text(encoding="utf-8"), encoding="utf-8")
+    assert rewrite_readme({"throughput": entry}, readme) == ["throughput"]
+    assert "| 8 |" in readme.read_text(encoding="utf-8")
+
+
+def test_entry_point_rejects_an_unknown_benchmark(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        bench_main(["thruput", "--no-readme"])
+    assert exit_info.value.code == 2
+    assert "no benchmark thruput" in capsys.readouterr().err
+
+
+def test_readme_tables_are_the_results_file():
+    """Every benchmark has its markers, and what is between them is what the results file gives."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    assert missing_markers(text, BENCHMARKS) == []
+    results = json.loads((REPO / "benchmarks" / "results.json").read_text(encoding="utf-8"))
+    blocks = {n: block(n, e, load(n)) for n, e in results.items() if e["size"] == "full"}
+    assert update(text, blocks) == text, "README tables differ from benchmarks/results.json: python -m benchmarks --readme-only"
+    assert "python -m benchmarks" in text
+
+
+def test_update_refuses_a_readme_without_markers():
+    with pytest.raises(ValueError, match=MARKERS[0].format(name="peer")):
+        update("no markers here", {"peer": "table"})
