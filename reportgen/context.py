@@ -17,6 +17,7 @@ from reportgen.config import read_logo
 from reportgen.errors import ReportgenError
 from reportgen.family import Table
 from reportgen.judge import VERDICTS, coverage, family_wise, statements, tally, verdict_counts
+from reportgen.stats import LEVEL
 
 ERRORS = ("contradicted",)  # verdicts that say a document is wrong (material or minor)
 IN_PART = ("partly",)  # verdicts that say it is right in some setups only
@@ -320,6 +321,8 @@ def context(sections, catalog, info, config, build):
         "n_checks": found["tally"]["checks"],
         "n_documents": len(catalog.documents),
         "verdicts": VERDICTS,
+        "level": f"{LEVEL:.0%}",  # every interval's level, for the sentences that name it
+        "miss_rate": f"{1 - LEVEL:.0%}",
         "documents": documents,
         "papers": papers,
         "key_figures": key_figures,

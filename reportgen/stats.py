@@ -73,3 +73,11 @@ def level_z(level):
     from statistics import NormalDist
 
     return NormalDist().inv_cdf(0.5 + level / 2)
+
+
+# The level of every interval the report prints and judges by: the chapters' tables and figures,
+# the Findings and the appendix all show one interval per quantity. 99% rather than 95% because the
+# report makes hundreds of checks: at 95% about one in twenty true statements would read as missed.
+LEVEL = 0.99
+Z = level_z(LEVEL)  # two-sided normal quantile at LEVEL
+LEVEL_LABEL = f"{LEVEL:.0%}"  # '99%', for captions and column headers

@@ -150,3 +150,16 @@ def test_check_seeds_marks_unstable_verdicts(warm_dir):
     rows = json.loads(result.stdout)["rows"]
     assert all(len(r["seed_verdicts"]) == 2 for r in rows if r["status"] != "MISSING")
     assert all(r["unstable"] == (len(set(r["seed_verdicts"])) > 1) for r in rows)
+
+
+def test_interval_claims_use_the_report_level(catalog):
+    """Every claim that names a confidence level uses stats.LEVEL, the level the chapters print.
+
+    A claim at another level would show a different interval in the Findings and the appendix than
+    the chapter's table or figure shows for the same quantity.
+    """
+    from reportgen.stats import LEVEL
+
+    others = [c.id for c in catalog.claims if "level" in c.args and float(c.args["level"]) != LEVEL
+              and not c.measure.startswith("lm.battery_")]  # the battery's 'level' is an accuracy target
+    assert not others

@@ -152,3 +152,21 @@ def test_chunks_cover_n_within_budget(n, row, budget):
     parts = list(sampling.chunks(n, row, budget))
     assert sum(parts) == n
     assert all(p >= 1 and (p * row <= budget or p == 1) for p in parts)
+
+
+def test_sweep_table_prints_the_claims_interval(results):
+    """One quantity, one interval: the chapter's Var(q·k) cell is the claims' interval at the report's level.
+
+    The chapters printed 95% intervals while the claims judged on 99%, so one number carried two
+    intervals in one report ([15.537, 16.434] in the Findings, [15.644, 16.327] in the chapter).
+    """
+    from reportgen.experiments.variance.measures import var_qk
+    from reportgen.experiments.variance.tables import sweep_table
+    from reportgen.formatting import fmt_interval
+    from reportgen.stats import LEVEL, LEVEL_LABEL
+
+    table = sweep_table(results)
+    assert f"{LEVEL_LABEL} confidence intervals" in table.caption
+    for row, cells in zip(results["sweep"], table.rows):
+        m = var_qk(results, row["d_k"], level=LEVEL)
+        assert cells[2].endswith(fmt_interval(m.lo, m.hi, 3)), (row["d_k"], cells[2])

@@ -9,7 +9,7 @@ from reportgen.experiments.gradients import PART_DEPTH, PART_LAYER, PART_NORMS
 from reportgen.experiments.gradients.measures import depth_summary, norm_curve
 from reportgen.family import Figure
 from reportgen.figures import subplots
-from reportgen.stats import Z95, mean_interval
+from reportgen.stats import LEVEL_LABEL, Z, mean_interval
 from reportgen.thresholds import THRESHOLDS
 
 SCALED, UNSCALED = "#1f5fa8", "#d1495b"
@@ -43,7 +43,7 @@ def norm_curve_figure(results):
     return Figure(
         "jacobian-norm-vs-sigma",
         "Norm of the softmax Jacobian for i.i.d. N(0, σ²) logits over n keys: mean (solid) with "
-        f"95% confidence bands and median (dotted), over {counts} vectors for n = "
+        f"{LEVEL_LABEL} confidence bands and median (dotted), over {counts} vectors for n = "
         + ", ".join(str(c["n"]) for c in curves)
         + "; the vertical line is σ = 1, where scaled q·k sits. Unscaled q·k has σ = √d_k.",
         "Two log-log plots of the mean Jacobian norm against σ, one line per number of keys n. "
@@ -71,7 +71,7 @@ def dk_figure(results):
         for variant, color, label in (("scaled", SCALED, "÷ √d_k"), ("raw", UNSCALED, "unscaled")):
             for norm, style in (("frobenius", "-"), ("spectral", "--")):
                 stats = np.array([r[variant][norm] for r in mine])
-                half = Z95 * stats[:, 1] / math.sqrt(samples)
+                half = Z * stats[:, 1] / math.sqrt(samples)
                 name = "‖J‖_F" if norm == "frobenius" else "‖J‖_2"
                 ax.errorbar(d, stats[:, 0], yerr=half, fmt=style, marker="o", ms=3, capsize=2,
                             color=color, label=f"{label}, {name}")
@@ -84,7 +84,7 @@ def dk_figure(results):
     return Figure(
         "jacobian-norm-vs-dk",
         f"Mean softmax Jacobian norm for q·k over n keys, q, k ~ N(0, I_dk), {samples} queries per "
-        "point with 95% intervals. Unscaled logits have standard deviation √d_k, so each "
+        f"point with {LEVEL_LABEL} intervals. Unscaled logits have standard deviation √d_k, so each "
         "unscaled curve retraces the σ curves of the figure above; divided by √d_k, σ stays 1.",
         "Log-log plots against d_k, one panel per number of keys: " + "; ".join(alt) + ".",
         fig,
@@ -95,7 +95,7 @@ def _layer_series(results, key):
     d = np.array([r["d_k"] for r in results["layer"]])
     out = {}
     for variant in ("scaled", "unscaled"):
-        out[variant] = np.array([mean_interval(r[variant][key], Z95) for r in results["layer"]]).T
+        out[variant] = np.array([mean_interval(r[variant][key], Z) for r in results["layer"]]).T
     return d, out
 
 
@@ -123,7 +123,7 @@ def layer_figure(results):
     return Figure(
         "layer-gradients",
         f"Gradient norms at initialization through one attention layer, scaled (÷ √d_k) and "
-        f"unscaled, mean over {draws} draws with 95% intervals; dotted: the median query row of "
+        f"unscaled, mean over {draws} draws with {LEVEL_LABEL} intervals; dotted: the median query row of "
         f"∂L/∂S. At d_k = {top['d_k']}, {saturated:.0%} of unscaled query rows are saturated "
         f"(max p > {THRESHOLDS['saturated_row']}), while the unscaled ∂L/∂W_q is {ratio:.3g} times the "
         "scaled one.",
@@ -155,9 +155,9 @@ def layer_paths_figure(results):
     right.legend(fontsize=6.5)
     return Figure(
         "layer-paths",
-        "Left: effective number of keys a query attends to (1/Σp², mean over queries and draws, "
-        "95% intervals). Right: the gradient reaching the layer's input, split into the part "
-        "through the values and the part through the scores.",
+        "Left: effective number of keys a query attends to (1/Σp², mean over queries and draws). "
+        "Right: the gradient reaching the layer's input, split into the part through the values and "
+        f"the part through the scores. Both panels: {LEVEL_LABEL} intervals.",
         "Two panels against d_k: " + "; ".join(alt) + ".",
         fig,
     )
@@ -192,7 +192,7 @@ def depth_figure(results):
     return Figure(
         "depth-gradients",
         f"Gradient norms per layer through a stack of {rows[0]['depth']} pre-LayerNorm attention "
-        f"blocks at initialization, mean over {draws} draws with 95% bands. Unscaled, the "
+        f"blocks at initialization, mean over {draws} draws with {LEVEL_LABEL} bands. Unscaled, the "
         "input receives " + ", ".join(f"{x:.3g}×" for x in growth) + " the gradient at the top "
         "(d = " + ", ".join(str(r["d_model"]) for r in rows) + ").",
         "Log-scale gradient norm against layer, one panel per width: " + "; ".join(alt) + ".",

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from reportgen.measure import Measurement, MeasureUnavailable
-from reportgen.stats import Z95, level_z, mean_interval
+from reportgen.stats import Z, level_z, mean_interval
 from reportgen.thresholds import THRESHOLDS
 
 DOC_QUANTITIES = {  # result key of 000's table rows -> what 000 prints it as
@@ -43,12 +43,12 @@ def _readable_digits(x, significant=2):
 
 
 def norm_curve(results, n, norm):
-    """(sigmas, mean, lo, hi, median) of one norm curve; 95% intervals for the mean."""
+    """(sigmas, mean, lo, hi, median) of one norm curve; the mean's interval at the report's level (stats.LEVEL)."""
     curves = {c["n"]: c for c in results["curves"]["curves"]}
     stats = np.asarray(curves[n][norm])  # (sigmas, 5): mean, sd, q1, median, q3
     se = stats[:, 1] / math.sqrt(curves[n]["samples"])
     mean = stats[:, 0]
-    return np.asarray(results["curves"]["sigmas"]), mean, mean - Z95 * se, mean + Z95 * se, stats[:, 3]
+    return np.asarray(results["curves"]["sigmas"]), mean, mean - Z * se, mean + Z * se, stats[:, 3]
 
 
 def dk_ratio(row, samples, norm, z):
@@ -66,7 +66,7 @@ def paired_ratio(row, key, z):
     return math.exp(m), math.exp(lo), math.exp(hi)
 
 
-def depth_summary(row, variant, key, layer, z=Z95):
+def depth_summary(row, variant, key, layer, z=Z):
     """Mean over draws of one layer's gradient norm, with its interval."""
     return mean_interval([draw[layer] for draw in row[variant][key]], z)
 

@@ -10,7 +10,7 @@ from reportgen.experiments.gradients.measures import depth_ratios, depth_summary
 from reportgen.experiments.gradients.params import DOC_BASE_SCORES
 from reportgen.family import ClaimTable, Table
 from reportgen.formatting import fmt
-from reportgen.stats import Z95
+from reportgen.stats import Z
 from reportgen.thresholds import THRESHOLDS
 
 SATURATED = THRESHOLDS["saturated_row"]
@@ -161,7 +161,7 @@ def layer_tables(results):
     plain = []
     for row in results["layer"]:
         cells = [str(row["d_k"])]
-        cells += [fmt(paired_ratio(row, key, Z95)[0], 3) for key, _ in LAYER_KEYS]
+        cells += [fmt(paired_ratio(row, key, Z)[0], 3) for key, _ in LAYER_KEYS]
         cells.append(f"{np.mean(row['scaled']['eff_keys']):.1f} / {np.mean(row['unscaled']['eff_keys']):.2f}")
         cells.append(f"{100 * np.mean(row['unscaled']['saturated_rows']):.0f}%")
         plain.append(tuple(cells))

@@ -24,7 +24,7 @@ import numpy as np
 
 from reportgen.experiments.lm.params import COLLAPSED_ENTROPY, DIVERGE_BITS
 from reportgen.measure import Measurement, MeasureUnavailable
-from reportgen.stats import Z95, student_t
+from reportgen.stats import LEVEL, level_z, student_t
 
 INF = math.inf
 SLACK_BITS = 0.05  # steps-to-target: the target is the worse tuned final loss plus this
@@ -485,8 +485,9 @@ def qk_std(s, k, variant, at):
     return math.sqrt(float(np.nanmean(vals))) if vals else math.nan
 
 
-def alpha_fit(s, variant, at):
-    """Slope of log std(q·k) on log d_k over every configuration (tuned rate; `at` an evaluation index)."""
+def alpha_fit(s, variant, at, level=LEVEL):
+    """Slope of log std(q·k) on log d_k over every configuration (tuned rate; `at` an evaluation index),
+    with the half-width of its t interval at `level` (None from fewer than three points)."""
     xs, ys = [], []
     for k in s.configs:
         if not s.has(k, variant):
@@ -502,24 +503,24 @@ def alpha_fit(s, variant, at):
     if len(x) > 2:
         resid = y - (slope * x + intercept)
         se = math.sqrt(float(resid @ resid) / (len(x) - 2) / float(((x - x.mean()) ** 2).sum()))
-        half = student_t(Z95, len(x) - 2) * se
+        half = student_t(level_z(level), len(x) - 2) * se
     else:
         half = None
     return float(slope), half, len(x)
 
 
-def logit_alpha(results, variant="scaled", when="end"):
+def logit_alpha(results, variant="scaled", when="end", level=LEVEL):
     """The exponent α in std(q·k) ∝ d_k^α: ½ if q and k stay independent, 1 once they align (μP's case)."""
     s = Sweep(results)
     at = 0 if when == "init" else -1
-    fit = alpha_fit(s, variant, at)
+    fit = alpha_fit(s, variant, at, level)
     if fit is None:
         raise MeasureUnavailable(f"{variant}: fewer than two d_k with finite q·k statistics")
     slope, half, n = fit
     lo, hi = (slope - half, slope + half) if half is not None else (None, None)
     return Measurement(slope, lo, hi, n, method=f"least-squares slope of log std(q·k) on log d_k, "
                        f"{'step 0' if at == 0 else 'after training, tuned rate'}"
-                       + (", 95% t interval" if half is not None else ""), digits=2)
+                       + (f", {level:.0%} t interval" if half is not None else ""), digits=2)
 
 
 # --- measures: the task battery ------------------------------------------------------------------

@@ -25,6 +25,7 @@ from reportgen.experiments.lm.params import (
 )
 from reportgen.family import ClaimTable, Table
 from reportgen.formatting import fmt
+from reportgen.stats import LEVEL_LABEL
 
 
 def _num(x, digits=2):
@@ -136,9 +137,10 @@ def alpha_table(results):
     return Table(
         "lm-alpha",
         "The exponent α in std(q·k) ∝ d_k^α, at initialization and after training",
-        "Least-squares slope of log std(q·k) on log d_k over every configuration trained (± a 95% t "
-        "half-width when three or more). Independent unit-variance components predict ½; once q and k "
-        "align, μP's argument predicts 1. After training: each configuration at its tuned rate.",
+        "Least-squares slope of log std(q·k) on log d_k over every configuration trained (± the "
+        f"half-width of its {LEVEL_LABEL} t interval when three or more). Independent unit-variance "
+        "components predict ½; once q and k align, μP's argument predicts 1. After training: each "
+        "configuration at its tuned rate.",
         ("scores", "α at step 0", "α after training", "configurations"), tuple(rows), PART_ATTENTION,
     )
 

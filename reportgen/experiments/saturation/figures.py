@@ -10,7 +10,7 @@ from reportgen.experiments.saturation.measures import expected_max_normal, inter
 from reportgen.experiments.saturation.params import DOC_FIGURE_DK, DOC_FIGURE_LEN, DOC_FIGURE_SEED
 from reportgen.family import Figure
 from reportgen.figures import subplots
-from reportgen.stats import Z95
+from reportgen.stats import LEVEL_LABEL, Z
 from reportgen.thresholds import THRESHOLDS
 
 SATURATED_MAX_WEIGHT = THRESHOLDS["saturated_max_weight"]  # the dotted line of the sweep figure
@@ -51,7 +51,7 @@ def exercise_figure(results):
 def _series(results, n, key):
     cells = sorted((c for c in results["sweep"] if c["n"] == n), key=lambda c: c["d_k"])
     d = np.array([c["d_k"] for c in cells])
-    m, lo, hi = np.array([interval(c[key], c["rows"], Z95) for c in cells]).T
+    m, lo, hi = np.array([interval(c[key], c["rows"], Z) for c in cells]).T
     if key.startswith("entropy"):
         m, lo, hi = m / math.log(n), lo / math.log(n), hi / math.log(n)
     return d, m, lo, hi
@@ -84,7 +84,7 @@ def sweep_figure(results):
     return Figure(
         "saturation-sweep",
         "Mean largest attention weight (left) and mean entropy as a share of ln n (right) against d_k, for "
-        "sequence lengths n; solid: unscaled scores, dashed: scaled. 95% intervals (mostly smaller than "
+        f"sequence lengths n; solid: unscaled scores, dashed: scaled. {LEVEL_LABEL} intervals (mostly smaller than "
         f"the markers); the dotted line marks {SATURATED_MAX_WEIGHT}, this report's 'saturated'.",
         "Two plots against d_k on a log axis. Unscaled, the mean largest weight at d_k = "
         f"{d_max} is {edge[(lengths[0], '')][1][-1]:.3f} for n = {lengths[0]} and "
@@ -98,12 +98,12 @@ def sweep_figure(results):
 
 def logit_figure(results):
     lengths = sorted({c["n"] for c in results["sweep"]})
-    rows = [interval(*pooled_max_z(results, n), Z95) for n in lengths]
+    rows = [interval(*pooled_max_z(results, n), Z) for n in lengths]
     m, lo, hi = np.array(rows).T
     n = np.array(lengths)
     grid = np.geomspace(n.min(), n.max(), 60)
     fig, ax = subplots(height=2.4)
-    ax.errorbar(n, m, yerr=[m - lo, hi - m], fmt="o", capsize=2, label="measured, 95% CI")
+    ax.errorbar(n, m, yerr=[m - lo, hi - m], fmt="o", capsize=2, label=f"measured, {LEVEL_LABEL} CI")
     ax.plot(n, [expected_max_normal(k) for k in lengths], "x", color="#d1495b", ms=6, label="exact E[max]")
     ax.plot(grid, np.sqrt(2 * np.log(grid)), "--", color=GREY, label="√(2 ln n)", zorder=0)
     ax.set(xscale="log", xlabel="n (keys per query)", ylabel="largest score / σ")
@@ -111,7 +111,7 @@ def logit_figure(results):
     ax.legend(loc="upper left")
     return Figure(
         "saturation-max-logit-curve",
-        "The largest of n scores in units of their standard deviation |q|, against n, with 95% intervals, "
+        f"The largest of n scores in units of their standard deviation |q|, against n, with {LEVEL_LABEL} intervals, "
         "beside the exact mean of the largest of n standard normals and √(2 ln n).",
         "Measured mean largest score over σ: "
         + ", ".join(f"{v:.2f} at n = {k}" for k, v in zip(lengths, m))

@@ -15,7 +15,7 @@ from reportgen.experiments.saturation.measures import expected_max_normal, inter
 from reportgen.experiments.saturation.params import DOC_002_ORIGINAL, DOC_002_ROUNDED_ROOT3, DOC_BEHAVIOR_BASE, DOC_FIGURE_LEN
 from reportgen.family import ClaimTable, Table
 from reportgen.formatting import fmt, fmt_interval
-from reportgen.stats import Z95
+from reportgen.stats import LEVEL_LABEL, Z
 
 TABLE_DIMS = (1, 4, 16, 64, 256, 1024)  # d_k rows of the sweep tables (the figure shows all)
 
@@ -100,9 +100,9 @@ def sweep_tables(results):
             w, h = [str(d) if not suffix else "", label], [str(d) if not suffix else "", label]
             for n in lengths:
                 c = _cell(results, d, n)
-                m, lo, hi = interval(c["max_w" + suffix], c["rows"], Z95)
+                m, lo, hi = interval(c["max_w" + suffix], c["rows"], Z)
                 w.append(f"{fmt(m, 3)} ± {fmt(hi - m, 3)}")
-                m, lo, hi = interval(c["entropy" + suffix], c["rows"], Z95)
+                m, lo, hi = interval(c["entropy" + suffix], c["rows"], Z)
                 h.append(f"{fmt(m, 3)} ± {fmt(hi - m, 3)} ({fmt(100 * m / math.log(n), 0)}%)")
             weight_rows.append(tuple(w))
             entropy_rows.append(tuple(h))
@@ -111,7 +111,7 @@ def sweep_tables(results):
     logit_rows = []
     for n in lengths:
         stat, count = pooled_max_z(results, n)
-        mean, lo, hi = interval(stat, count, Z95)
+        mean, lo, hi = interval(stat, count, Z)
         logit_rows.append((str(n), f"{fmt(mean, 3)} {fmt_interval(lo, hi, 3)}", fmt(expected_max_normal(n), 3),
                            fmt(math.sqrt(2 * math.log(n)), 3)))
     return [
@@ -119,20 +119,20 @@ def sweep_tables(results):
             "saturation-max-weight",
             "Mean largest attention weight",
             f"One query against n keys, q and k with N(0, 1) components, {rows_per_cell} rows per cell; "
-            "± is the 95% interval half-width. Unscaled scores q·k, scaled q·k/√d_k.",
+            f"± is the {LEVEL_LABEL} confidence interval's half-width. Unscaled scores q·k, scaled q·k/√d_k.",
             columns, tuple(weight_rows), PART_SWEEP,
         ),
         Table(
             "saturation-entropy",
             "Mean attention entropy in nats (as a share of the uniform ln n)",
-            "The same rows as the table above; ± is the 95% interval half-width.",
+            f"The same rows as the table above; ± is the {LEVEL_LABEL} confidence interval's half-width.",
             columns, tuple(entropy_rows), PART_SWEEP,
         ),
         Table(
             "saturation-max-logit",
             "The largest of n scores, in units of its standard deviation",
             "max_j q·k_j / |q| over all rows of the sweep (the law does not depend on d_k), "
-            "with a 95% interval, beside the exact mean of the largest of n standard normals and "
+            f"with a {LEVEL_LABEL} confidence interval, beside the exact mean of the largest of n standard normals and "
             "the first-order √(2 ln n).",
             ("n", "measured", "exact E[max]", "√(2 ln n)"),
             tuple(logit_rows), PART_SWEEP,
@@ -155,13 +155,13 @@ def figure_stats_table(results):
     )
     plain = []
     for key, label in labels:
-        m, lo, hi = interval(reps[key], reps[key]["n"], Z95)
+        m, lo, hi = interval(reps[key], reps[key]["n"], Z)
         plain.append((label, fmt(doc[key], 4), f"{fmt(m, 4)} {fmt_interval(lo, hi, 4)}"))
     return Table(
         "saturation-figure-stats",
         "000's summary statistics, printed by its code but not shown",
         f"The document's seed against {reps['unscaled_mean']['n']:,} reruns of the same setting "
-        "with fresh seeds (mean and 95% interval).".replace(",", " "),
+        f"with fresh seeds (mean and {LEVEL_LABEL} interval).".replace(",", " "),
         ("statistic", "seed 42", "fresh seeds"),
         tuple(plain),
         PART_FIGURE,

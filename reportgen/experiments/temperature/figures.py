@@ -10,7 +10,7 @@ from reportgen.experiments.temperature.measures import cell_interval, share
 from reportgen.experiments.temperature.params import EXAMPLE_DK, EXAMPLE_LEN, FP16_MAX, SWEEP_DK
 from reportgen.family import Figure
 from reportgen.figures import subplots
-from reportgen.stats import Z95, mean_interval
+from reportgen.stats import LEVEL_LABEL, Z, mean_interval
 
 GREY = "#555555"
 COLORS = ["#1f5fa8", "#d1495b", "#2e8b57", "#e8a33d", "#6b4c9a", "#555555"]
@@ -24,8 +24,8 @@ def sweep_figure(results):
     for n, color in zip(lengths, COLORS):
         mine = sorted((c for c in cells if c["n"] == n), key=lambda c: c["T"])
         t = np.array([c["T"] for c in mine])
-        h = np.array([share(c, Z95) for c in mine])  # (T, 3): mean, lo, hi
-        w = np.array([cell_interval(c["max_w"], c["rows"], Z95) for c in mine])
+        h = np.array([share(c, Z) for c in mine])  # (T, 3): mean, lo, hi
+        w = np.array([cell_interval(c["max_w"], c["rows"], Z) for c in mine])
         left.plot(t, h[:, 0], color=color, label=f"n = {n}")
         left.fill_between(t, h[:, 1], h[:, 2], color=color, alpha=0.25, lw=0)
         right.plot(t, w[:, 0], color=color, label=f"n = {n}")
@@ -43,7 +43,7 @@ def sweep_figure(results):
     return Figure(
         "temperature-sweep",
         f"softmax(s/T) for raw scores s = q·k at d_k = {SWEEP_DK}: mean entropy as a share of ln n (left) "
-        "and mean largest weight (right) against T, with 95% bands (mostly thinner than the lines). "
+        f"and mean largest weight (right) against T, with {LEVEL_LABEL} bands (mostly thinner than the lines). "
         "Dotted: T = 1 (unscaled attention); dashed: T = √d_k (scaled); ticks on the right: 1/n.",
         f"Two plots against T on a log axis from {t_min:g} to {t_max:g}, one curve per n. The entropy share "
         "rises from "
@@ -120,7 +120,7 @@ def balanced_figure(results):
     summary = {}
     for kind, marker in (("aligned", "o"), ("random", "s")):
         for method, color in (("after", COLORS[0]), ("balanced", COLORS[1])):
-            m, lo, hi = np.array([mean_interval(r[kind][method], Z95) for r in rows]).T
+            m, lo, hi = np.array([mean_interval(r[kind][method], Z) for r in rows]).T
             face = "white" if kind == "random" else color
             ax.errorbar(d, m, yerr=[m - lo, hi - m], fmt=marker, color=color, mfc=face, capsize=2,
                         label=f"{kind}, {'divide after' if method == 'after' else 'balanced'}")
@@ -132,7 +132,7 @@ def balanced_figure(results):
         "temperature-balanced-overflow",
         "The RMS r of q and k at which float16 scores first overflow, dividing by √d_k after the product "
         "(blue) or scaling q and k by d_k^(−1/4) first (red); filled: aligned q = k, open: random q, k "
-        "(mean and 95% interval over patterns). Dashed: the closed forms for aligned q, k.",
+        f"(mean and {LEVEL_LABEL} interval over patterns). Dashed: the closed forms for aligned q, k.",
         "Log-log plot against d_k: "
         + "; ".join(
             f"{kind} {method}: r from {summary[kind, method][0]:.1f} at d_k = {d[0]} to "
@@ -151,12 +151,12 @@ def cosine_figure(results):
     n = rows[0]["n"]
     reached = [[b["matching_t"] for b in r["batches"] if b["matching_t"] is not None] for r in rows]
     d_tau = np.array([k for k, t in zip(d, reached) if t])
-    tau = np.array([mean_interval(t, Z95) for t in reached if t])
-    h_cos = np.array([mean_interval([b["cosine_entropy_t1"] / math.log(n) for b in r["batches"]], Z95) for r in rows])
-    h_scaled = np.array([mean_interval([b["scaled_entropy"] / math.log(n) for b in r["batches"]], Z95) for r in rows])
+    tau = np.array([mean_interval(t, Z) for t in reached if t])
+    h_cos = np.array([mean_interval([b["cosine_entropy_t1"] / math.log(n) for b in r["batches"]], Z) for r in rows])
+    h_scaled = np.array([mean_interval([b["scaled_entropy"] / math.log(n) for b in r["batches"]], Z) for r in rows])
     fig, (left, right) = subplots(1, 2, height=2.6)
     left.errorbar(d_tau, tau[:, 0], yerr=[tau[:, 0] - tau[:, 1], tau[:, 2] - tau[:, 0]], fmt="o", capsize=2,
-                  label="τ*, 95% CI")
+                  label=f"τ*, {LEVEL_LABEL} CI")
     left.plot(d, 1 / np.sqrt(d), "--", color=GREY, label="1/√d_k", zorder=0)
     left.set(xscale="log", yscale="log", xlabel="d_k", ylabel="matching temperature τ*")
     left.set_xscale("log", base=2)
@@ -171,7 +171,7 @@ def cosine_figure(results):
         "temperature-cosine-curves",
         f"Cosine attention ({n} keys per query): the temperature τ* at which it is as sharp as scaled "
         "attention, against d_k (left), and the entropy share of scaled attention and of cosine attention "
-        "at 000's default temperature 1 (right); 95% intervals over batches.",
+        f"at 000's default temperature 1 (right); {LEVEL_LABEL} intervals over batches.",
         "Left, log-log: τ* "
         + ", ".join(f"{t:.3g} at d_k = {k}" for t, k in zip(tau[:, 0], d_tau))
         + ", beside 1/√d_k. Right: entropy share of scaled attention "

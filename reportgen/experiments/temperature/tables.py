@@ -16,7 +16,7 @@ from reportgen.experiments.temperature.measures import (
 from reportgen.experiments.temperature.params import EXERCISE_TAUS, FP16_MAX, SDPA_WEIGHTS, SWEEP_DK
 from reportgen.family import ClaimTable, Table
 from reportgen.formatting import fmt, fmt_interval
-from reportgen.stats import Z95, mean_interval
+from reportgen.stats import LEVEL_LABEL, Z, mean_interval
 
 TABLE_T = (0.01, 0.1, 1.0, 4.0, 8.0, 16.0, 100.0, 1000.0)  # rows of the sweep tables
 
@@ -26,7 +26,7 @@ def _pm(m, lo, hi, digits):
 
 
 def _mean_pm(stat, rows):
-    return _pm(*cell_interval(stat, rows, Z95), 3)
+    return _pm(*cell_interval(stat, rows, Z), 3)
 
 
 def sweep_tables(results):
@@ -36,7 +36,7 @@ def sweep_tables(results):
     for t in temps:
         cells = cells_at(results, t)
         label = f"{t:g}" + {1.0: " (unscaled)", float(math.sqrt(SWEEP_DK)): " (= √d_k, scaled)"}.get(t, "")
-        entropy_rows.append((label, *(_pm(*share(cells[n], Z95), 3) for n in ns)))
+        entropy_rows.append((label, *(_pm(*share(cells[n], Z), 3) for n in ns)))
         weight_rows.append((label, *(_mean_pm(cells[n]["max_w"], cells[n]["rows"]) for n in ns)))
     columns = ("T",) + tuple(f"n = {n}" for n in ns)
     rows_per_cell = results["sweep"]["cells"][0]["rows"]
@@ -45,13 +45,13 @@ def sweep_tables(results):
             "temperature-entropy",
             "Mean entropy of softmax(s/T) as a share of ln n",
             f"s = q·k at d_k = {SWEEP_DK} (standard deviation about 8), {rows_per_cell} rows per n, the same "
-            "rows at every T; ± is the 95% interval half-width.",
+            f"rows at every T; ± is the {LEVEL_LABEL} confidence interval's half-width.",
             columns, tuple(entropy_rows), PART_SWEEP,
         ),
         Table(
             "temperature-max-weight",
             "Mean largest weight of softmax(s/T)",
-            "The same rows as the table above; ± is the 95% interval half-width.",
+            f"The same rows as the table above; ± is the {LEVEL_LABEL} confidence interval's half-width.",
             columns, tuple(weight_rows), PART_SWEEP,
         ),
         ClaimTable(
@@ -72,7 +72,7 @@ def tau_tables(results):
         row = [str(n)]
         for f in EXERCISE_TAUS:
             c = cells_at(results, f * root)[n]
-            row += [_pm(*share(c, Z95), 3), _mean_pm(c["max_w"], c["rows"])]
+            row += [_pm(*share(c, Z), 3), _mean_pm(c["max_w"], c["rows"])]
         rows.append(tuple(row))
     columns = ("n",) + tuple(
         f"{label} τ = {f:g}√d_k" for f in EXERCISE_TAUS for label in ("H / ln n,", "largest weight,")
@@ -82,7 +82,8 @@ def tau_tables(results):
         Table(
             "temperature-tau",
             "001 exercise 4 answered: attention at τ = 0.5√d_k, √d_k and 2√d_k",
-            f"Rows of the sweep (d_k = {SWEEP_DK}, so τ = 4, 8 and 16); ± is the 95% interval half-width.",
+            f"Rows of the sweep (d_k = {SWEEP_DK}, so τ = 4, 8 and 16); ± is the {LEVEL_LABEL} confidence "
+            "interval's half-width.",
             columns, tuple(rows), PART_TAU,
         ),
         ClaimTable(
@@ -128,7 +129,7 @@ def balanced_tables(results):
             "product accumulated in float32 and rounded to float16 as torch's float16 matmul does; the "
             f"float16 kernel itself confirmed both ends of the final bracket for {agree} of {2 * len(rows)} "
             "(d_k, pattern) groups. Aligned: u = v with entries ±1; "
-            "random: N(0, 1) rows rescaled to RMS 1, mean and 95% interval over patterns. 'Predicted' "
+            f"random: N(0, 1) rows rescaled to RMS 1, mean and {LEVEL_LABEL} interval over patterns. 'Predicted' "
             "uses the pattern's own largest |u·v|: overflow where r²·max|u·v| (or r²·max|u·v|/√d_k) "
             f"passes {FP16_MAX:.0f}; the closed forms d·r² > 65504 and √d·r² > 65504 are for aligned q, k. "
             "The last column would be d_k^(1/4) exactly without float16 rounding.",
@@ -148,7 +149,7 @@ def balanced_tables(results):
 def _r(values):
     if len(values) == 1:
         return fmt(float(values[0]), 2)
-    m, lo, hi = mean_interval(values, Z95)
+    m, lo, hi = mean_interval(values, Z)
     return f"{fmt(m, 2)} {fmt_interval(lo, hi, 2)}"
 
 
@@ -158,9 +159,9 @@ def cosine_tables(results):
         d = r["d_k"]
         b = r["batches"]
         reached = [x["matching_t"] for x in b if x["matching_t"] is not None]
-        tau = mean_interval(reached, Z95) if reached else (None, None, None)
-        scaled = mean_interval([x["scaled_entropy"] / math.log(r["n"]) for x in b], Z95)
-        cosine = mean_interval([x["cosine_entropy_t1"] / math.log(r["n"]) for x in b], Z95)
+        tau = mean_interval(reached, Z) if reached else (None, None, None)
+        scaled = mean_interval([x["scaled_entropy"] / math.log(r["n"]) for x in b], Z)
+        cosine = mean_interval([x["cosine_entropy_t1"] / math.log(r["n"]) for x in b], Z)
         matched = f"{fmt(tau[0], 4)} {fmt_interval(*tau[1:], 4)}" if reached else "out of reach"
         if reached and len(reached) < len(b):
             matched += f" ({len(reached)} of {len(b)} batches)"
@@ -172,8 +173,9 @@ def cosine_tables(results):
         Table(
             "temperature-cosine",
             "Cosine attention: score range and the temperature it needs",
-            f"q, k with N(0, 1) components, {n} keys per query. Entropy shares are means with 95% "
-            "intervals over batches; τ* is the temperature at which softmax(cos/τ*) has the same mean "
+            f"q, k with N(0, 1) components, {n} keys per query. Entropy shares (± half-width) and τ* "
+            f"are means with {LEVEL_LABEL} confidence intervals over batches; τ* is the temperature at "
+            "which softmax(cos/τ*) has the same mean "
             "entropy as scaled attention softmax(q·k/√d_k) on the same q, k. 000's CosineAttention "
             "defaults to temperature 1.0.",
             ("d_k", "max |cos|", "max cos(q, q)", "H/ln n scaled", "H/ln n cosine, τ = 1", "τ*", "1/√d_k",

@@ -10,7 +10,7 @@ from reportgen.experiments.training.measures import MAIN, Sweep, lr_text
 from reportgen.experiments.training.params import REACH
 from reportgen.family import Figure
 from reportgen.figures import subplots
-from reportgen.stats import Z95, mean_interval
+from reportgen.stats import LEVEL_LABEL, Z, mean_interval
 
 COLORS = dict(zip(MAIN, ("#1f5fa8", "#d1495b", "#2e8b57", "#e8a33d", "#6b4c9a")))
 STARTS = (("learned", "from 1/√d_k"), ("learned_from_1", "from 1"), ("learned_from_1/d", "from 1/d_k"))
@@ -31,7 +31,7 @@ def sensitivity_figure(results):
             losses = []
             for lr in s.lrs:
                 vals = [s.late(m, "loss") for m in s.seeds(d, v, lr)]
-                losses.append(mean_interval(vals, Z95) if None not in vals else (np.nan,) * 3)
+                losses.append(mean_interval(vals, Z) if None not in vals else (np.nan,) * 3)
             m, lo, hi = np.array(losses).T
             top.errorbar(lrs, m, yerr=[np.maximum(m - np.maximum(lo, m / 100), 0), hi - m], fmt="-o", ms=3,
                          capsize=2, color=COLORS[v], label=_label(s, v))
@@ -48,7 +48,7 @@ def sensitivity_figure(results):
     return Figure(
         "lr-sensitivity",
         f"Learning-rate sensitivity: late loss (top: mean over the last quarter of training and over "
-        f"{results['seeds']} seeds, 95% intervals) and steps to {REACH:.0%} accuracy (bottom; a gap "
+        f"{results['seeds']} seeds, {LEVEL_LABEL} intervals) and steps to {REACH:.0%} accuracy (bottom; a gap "
         "means some seed never got there), for each score scaling and d_k.",
         "Two rows of log-x plots against the learning rate, one column per d_k, one line per "
         "variant: " + "; ".join(alt) + ".",
@@ -128,7 +128,7 @@ def temperature_figure(results):
             for lr in s.lrs:
                 vals = [m["curves"]["scale"][-1] for m in s.seeds(d, v, lr)]
                 logs = np.log([x * math.sqrt(d) for x in vals if x is not None])
-                ends.append(mean_interval(logs, Z95) if len(logs) else (np.nan,) * 3)
+                ends.append(mean_interval(logs, Z) if len(logs) else (np.nan,) * 3)
             m, lo, hi = np.exp(np.array(ends).T)
             ax.errorbar(lrs, m, yerr=[m - lo, hi - m], fmt="-o", ms=3, capsize=2, color=color, label=label)
             alt.append(f"d_k = {d} {label}: {m[0]:.3g} at lr {lr_text(lrs[0])}, {m[-1]:.3g} at lr {lr_text(lrs[-1])}")
@@ -140,7 +140,7 @@ def temperature_figure(results):
         "learnable-multiplier",
         "Where a learnable score multiplier ends after training, in units of 1/√d_k (dotted line: "
         "the standard scale), started from 1/√d_k, 1 and 1/d_k; geometric mean over seeds with "
-        "95% intervals.",
+        f"{LEVEL_LABEL} intervals.",
         "Log-log plots of the final multiplier times √d_k against the learning rate, one panel per "
         "d_k: " + "; ".join(alt) + ".",
         fig,

@@ -12,7 +12,7 @@ import numpy as np
 
 from reportgen.experiments.training.params import REACH
 from reportgen.measure import Measurement, MeasureUnavailable
-from reportgen.stats import Z95, mean_interval
+from reportgen.stats import Z, mean_interval
 
 MAIN = ("scaled", "unscaled", "mup", "learned", "qknorm")  # the five variants of the ablation
 LATE_FRACTION = 4  # 'late' metrics: the mean over the last quarter of the logged windows
@@ -54,9 +54,9 @@ class Sweep:
         return math.inf if None in losses else float(np.mean(losses))
 
     def final_acc(self, d, variant, lr):
-        """Mean late accuracy over seeds, with its 95% interval (a non-finite run counts 0)."""
+        """Mean late accuracy over seeds, with its interval at stats.LEVEL (a non-finite run counts 0)."""
         accs = [self.late(m, "acc") or 0.0 for m in self.seeds(d, variant, lr)]
-        return mean_interval(accs, Z95)
+        return mean_interval(accs, Z)
 
     def best_lr(self, d, variant):
         """The rate with the lowest mean late loss: the variant at its tuned rate."""

@@ -8,6 +8,7 @@ from reportgen.experiments.training import PART_CURVES, PART_SWEEP, PART_TEMPERA
 from reportgen.experiments.training.measures import MAIN, Sweep, lr_text, range_text
 from reportgen.experiments.training.params import BLOWUP, REACH, SPIKE_NATS, SPIKE_SMOOTHING
 from reportgen.family import ClaimTable, Table
+from reportgen.stats import LEVEL_LABEL
 
 
 def instability_rule(results):
@@ -49,7 +50,7 @@ def sweep_table(results):
         "Tuned rate: lowest late loss (mean over seeds and over the last quarter of training). "
         f"Working rates: every seed reaches {REACH:.0%} accuracy with no "
         "blow-up or spike. Last column: runs with a blow-up / with a spike, over all rates and seeds.",
-        ("d_k", "scores", "tuned lr", "late loss", "late acc. % (95% CI)", "fewest steps to 90%",
+        ("d_k", "scores", "tuned lr", "late loss", f"late acc. % ({LEVEL_LABEL} CI)", "fewest steps to 90%",
          "working rates", "blow-ups / spiky runs"),
         tuple(rows),
         PART_SWEEP,

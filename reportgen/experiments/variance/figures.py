@@ -9,7 +9,7 @@ from reportgen.experiments.variance.measures import kurtosis_interval, unit_inte
 from reportgen.experiments.variance.params import DOC_DEMOS, DOC_RANGE_DIMS, INITS
 from reportgen.family import Figure
 from reportgen.figures import subplots
-from reportgen.stats import Z95, mean_interval
+from reportgen.stats import LEVEL, LEVEL_LABEL, Z, mean_interval, quantile_range
 
 
 def _errorbar(ax, x, y, lo, hi, **kwargs):
@@ -21,20 +21,20 @@ def variance_figure(results):
     sweep = results["sweep"]
     d = np.array([r["d_k"] for r in sweep])
     var = np.array([r["var"] for r in sweep])
-    lo, hi = np.array([var_interval(r, Z95) for r in sweep]).T
+    lo, hi = np.array([var_interval(r, Z) for r in sweep]).T
     fig, (left, right) = subplots(1, 2, height=2.7)
-    _errorbar(left, d, var, lo, hi, label="measured, 95% CI")
+    _errorbar(left, d, var, lo, hi, label=f"measured, {LEVEL_LABEL} CI")
     left.plot(d, d, "--", color="#555555", label="Var = d_k", zorder=0)
     left.set(xscale="log", yscale="log", xlabel="d_k", ylabel="Var(q·k)", title="Unscaled")
     left.legend()
-    _errorbar(right, d, var / d, lo / d, hi / d, label="measured, 95% CI", color="#d1495b")
+    _errorbar(right, d, var / d, lo / d, hi / d, label=f"measured, {LEVEL_LABEL} CI", color="#d1495b")
     right.axhline(1, ls="--", color="#555555", label="Var = 1", zorder=0)
     right.set(xscale="log", xlabel="d_k", ylabel="Var(q·k / √d_k)", title="Scaled by 1/√d_k")
     right.legend()
     return Figure(
         "variance-vs-dk",
         f"Variance of q·k (left) and of q·k/√d_k (right) against d_k, {sweep[0]['n']:,} pairs "
-        "per point, 95% confidence intervals (small at this sample size).".replace(",", " "),
+        f"per point, {LEVEL_LABEL} confidence intervals (small at this sample size).".replace(",", " "),
         f"Two plots against d_k on a log axis. Left, log-log: measured Var(q·k) from "
         f"{var[0]:.3g} at d_k = {d[0]} to {var[-1]:.4g} at d_k = {d[-1]}, beside the line "
         f"Var = d_k. Right: Var(q·k/√d_k) between {(var / d).min():.3f} and "
@@ -47,9 +47,9 @@ def kurtosis_figure(results):
     sweep = results["sweep"]
     d = np.array([r["d_k"] for r in sweep])
     k = np.array([r["kurtosis"] for r in sweep])
-    lo, hi = np.array([kurtosis_interval(r, Z95) for r in sweep]).T
+    lo, hi = np.array([kurtosis_interval(r, Z) for r in sweep]).T
     fig, ax = subplots(height=2.6)
-    _errorbar(ax, d, k, lo, hi, label="measured excess kurtosis, 95% CI")
+    _errorbar(ax, d, k, lo, hi, label=f"measured excess kurtosis, {LEVEL_LABEL} CI")
     grid = np.geomspace(d.min(), d.max(), 200)
     ax.plot(grid, 6 / grid, "--", color="#555555", label="6/d_k (closed form)", zorder=0)
     ax.axhline(0, color="#999999", lw=0.8)
@@ -58,7 +58,7 @@ def kurtosis_figure(results):
     ax.legend()
     return Figure(
         "kurtosis-vs-dk",
-        "Excess kurtosis of q·k against d_k with 95% intervals from independent batches. "
+        f"Excess kurtosis of q·k against d_k with {LEVEL_LABEL} intervals from independent batches. "
         "A normal distribution has 0; q·k has 6/d_k, so 'q·k ~ N(0, d_k)' holds only for large d_k.",
         f"Excess kurtosis of q·k against d_k (log x, symmetric-log y): measured {k[0]:.2f} at "
         f"d_k = {d[0]} and {k[-1]:.3f} at d_k = {d[-1]}, beside the dashed curve 6/d_k.",
@@ -70,15 +70,15 @@ def unit_vector_figure(results):
     sweep = results["sweep"]
     d = np.array([r["d_k"] for r in sweep])
     var = np.array([r["unit_var"] for r in sweep])
-    lo, hi = np.array([unit_interval(r, Z95) for r in sweep]).T
+    lo, hi = np.array([unit_interval(r, Z) for r in sweep]).T
     fig, ax = subplots(height=2.5)
-    _errorbar(ax, d, var, lo, hi, label="Var(u·v), 95% CI", color="#2e8b57")
+    _errorbar(ax, d, var, lo, hi, label=f"Var(u·v), {LEVEL_LABEL} CI", color="#2e8b57")
     ax.plot(d, 1 / d, "--", color="#555555", label="1/d", zorder=0)
     ax.set(xscale="log", yscale="log", xlabel="d", ylabel="Var(u·v)")
     ax.legend()
     return Figure(
         "unit-vectors",
-        "Random unit vectors: the variance of u·v against the dimension, with 95% intervals, "
+        f"Random unit vectors: the variance of u·v against the dimension, with {LEVEL_LABEL} intervals, "
         "beside 1/d.",
         f"Log-log plot of Var(u·v) against d: measured {var[0]:.3g} at d = {d[0]} and "
         f"{var[-1]:.3g} at d = {d[-1]}, beside the dashed line 1/d "
@@ -124,8 +124,8 @@ def range_figure(results, documented):
 def init_figure(results):
     rows = results["init"]
     labels = [f"{r['d_model']}\n→{r['d_k']}" for r in rows]
-    comp = [mean_interval(r["comp"], Z95) for r in rows]
-    score = [mean_interval(r["score"], Z95) for r in rows]
+    comp = [mean_interval(r["comp"], Z) for r in rows]
+    score = [mean_interval(r["score"], Z) for r in rows]
     x = np.arange(len(rows))
     fig, ax = subplots(height=2.9)
     for offset, values, name in ((-0.2, comp, "Var(q_i)"), (0.2, score, "Var(q·k/√d_k)")):
@@ -148,7 +148,7 @@ def init_figure(results):
     return Figure(
         "init-premise",
         "Component variance of q = W_q x and variance of the scaled score under three "
-        "initializations, for each (d_model → d_k); means over weight draws with 95% intervals.",
+        f"initializations, for each (d_model → d_k); means over weight draws with {LEVEL_LABEL} intervals.",
         "Grouped bars per init and shape, component variance then scaled-score variance, "
         "beside a dashed line at the premised 1: "
         + "; ".join(
@@ -178,8 +178,8 @@ def demo_figure(results, documented):
         "Histograms of the raw score variance one run of each demo prints, with the documented "
         "value marked: "
         + "; ".join(
-            f"{name}: 95% of runs between {np.quantile(row['raw_vars'], 0.025):.1f} and "
-            f"{np.quantile(row['raw_vars'], 0.975):.1f}, documented {raw_doc:g}"
+            f"{name}: {LEVEL_LABEL} of runs between {quantile_range(row['raw_vars'], LEVEL)[0]:.1f} and "
+            f"{quantile_range(row['raw_vars'], LEVEL)[1]:.1f}, documented {raw_doc:g}"
             for row, (name, _), raw_doc in zip(rows, DOC_DEMOS, printed)
         )
         + ".",

@@ -7,16 +7,20 @@ from reportgen.experiments.variance.measures import kurtosis_interval, unit_inte
 from reportgen.experiments.variance.params import INITS
 from reportgen.family import ClaimTable, Table
 from reportgen.formatting import fmt, fmt_count, fmt_interval
-from reportgen.stats import Z95, mean_interval, quantile_range, wilson_interval
+from reportgen.stats import LEVEL_LABEL, Z, mean_interval, quantile_range, wilson_interval
+
+# The 002 printout column is an empirical range of what one run prints (a description of the
+# data, like a histogram), not a confidence interval, so it keeps its own share of runs.
+PRINTOUT_SHARE = 0.95
 
 
 def sweep_table(results):
     rows = []
     for r in results["sweep"]:
         d = r["d_k"]
-        lo, hi = var_interval(r, Z95)
-        klo, khi = kurtosis_interval(r, Z95)
-        ulo, uhi = unit_interval(r, Z95)
+        lo, hi = var_interval(r, Z)
+        klo, khi = kurtosis_interval(r, Z)
+        ulo, uhi = unit_interval(r, Z)
         rows.append(
             (
                 str(d),
@@ -31,7 +35,8 @@ def sweep_table(results):
     return Table(
         "variance-sweep",
         "Dot-product statistics against d_k",
-        "q, k with independent N(0, 1) components; intervals are 95%. Var intervals use the "
+        f"q, k with independent N(0, 1) components; intervals are {LEVEL_LABEL} confidence intervals. "
+        "Var intervals use the "
         "excess kurtosis 6/d_k of q·k; the kurtosis interval comes from independent batches. "
         "The last column is d·Var(u·v) for u = q/|q|, v = k/|k|, which should be 1.",
         ("d_k", "pairs", "Var(q·k)", "Var(q·k/√d_k)", "excess kurtosis", "6/d_k", "d·Var(u·v)"),
@@ -60,12 +65,12 @@ def coverage_table(results):
     rows = []
     for r in results["sweep"]:
         d = r["d_k"]
-        p, lo, hi = wilson_interval(r["inside_2sigma"], r["n"], Z95)
+        p, lo, hi = wilson_interval(r["inside_2sigma"], r["n"], Z)
         rows.append((str(d), fmt(2 * math.sqrt(d), 2), f"{fmt(100 * p, 2)}% {fmt_interval(100 * lo, 100 * hi, 2)}"))
     return Table(
         "variance-coverage",
         "How much of q·k the ±2σ range holds",
-        "Fraction of this run's q·k inside ±2√d_k, with a 95% Wilson interval. A normal "
+        f"Fraction of this run's q·k inside ±2√d_k, with a {LEVEL_LABEL} Wilson interval. A normal "
         "distribution holds 95.45%; q·k has heavier tails at small d_k (excess kurtosis 6/d_k).",
         ("d_k", "2√d_k", "inside ±2σ"),
         tuple(rows),
@@ -77,15 +82,17 @@ def range_var_table(results):
     rows = []
     for row in results["ranges"]:
         d = row["d"]
-        vmean, vlo, vhi = mean_interval(row["variances"], Z95)
-        rows.append((str(d), fmt(row["first_var"], 2), fmt_interval(*quantile_range(row["variances"], 0.95), 2),
+        vmean, vlo, vhi = mean_interval(row["variances"], Z)
+        printed = quantile_range(row["variances"], PRINTOUT_SHARE)
+        rows.append((str(d), fmt(row["first_var"], 2), fmt_interval(*printed, 2),
                      f"{fmt(vmean / d, 4)} {fmt_interval(vlo / d, vhi / d, 4)}"))
     return Table(
         "variance-ranges-var",
         "002's variance experiment (np.var of 1 000 dot products)",
-        "One run as 002's code prints it, the 95% range of that printout over repeats, and "
-        "Var/d averaged over repeats with a 95% interval.",
-        ("d", "Var, this run", "95% of runs print", "Var/d over repeats"),
+        f"One run as 002's code prints it; the range that {PRINTOUT_SHARE:.0%} of repeats print (an empirical "
+        f"range of the printout, not a confidence interval); and Var/d averaged over repeats with a "
+        f"{LEVEL_LABEL} confidence interval.",
+        ("d", "Var, this run", f"range: {PRINTOUT_SHARE:.0%} of runs print", f"Var/d over repeats ({LEVEL_LABEL} CI)"),
         tuple(rows),
         PART_002,
     )
@@ -97,8 +104,8 @@ def init_table(results):
         label, closed_form = INITS[row["init"]]
         comp_exact = closed_form(row["d_model"], row["d_k"])
         score_exact = comp_exact**2
-        c, clo, chi = mean_interval(row["comp"], Z95)
-        s, slo, shi = mean_interval(row["score"], Z95)
+        c, clo, chi = mean_interval(row["comp"], Z)
+        s, slo, shi = mean_interval(row["score"], Z)
         rows.append(
             (label, f"d_model = {row['d_model']}, d_k = {row['d_k']}", f"{fmt(c, 3)} {fmt_interval(clo, chi, 3)}",
              fmt(comp_exact, 3), f"{fmt(s, 3)} {fmt_interval(slo, shi, 3)}", fmt(score_exact, 3))
@@ -107,7 +114,7 @@ def init_table(results):
         "variance-init",
         "The premise 'components have variance 1 under standard initialization'",
         "q = W_q x and k = W_k x' for independent x, x' ~ N(0, I); means over weight draws "
-        "with 95% intervals; closed forms: Var(q_i) = d_model·Var(W_ij), Var(q·k/√d_k) = Var(q_i)².",
+        f"with {LEVEL_LABEL} intervals; closed forms: Var(q_i) = d_model·Var(W_ij), Var(q·k/√d_k) = Var(q_i)².",
         ("init", "shape", "Var(q_i)", "closed form", "Var(q·k/√d_k)", "closed form"),
         tuple(rows),
         PART_INIT,
@@ -122,8 +129,8 @@ def tables(results):
             "variance-laws",
             "The variance laws, checked",
             "Each closed-form statement of the documents against this run's sweep. A closed form is "
-            "confirmed when it lies inside the measured value's 99% interval (99% rather than 95% "
-            "because the report makes dozens of such checks; at 95% about one in twenty true "
+            f"confirmed when it lies inside the measured value's {LEVEL_LABEL} interval ({LEVEL_LABEL} rather than 95% "
+            "because the report makes hundreds of such checks; at 95% about one in twenty true "
             "statements would read as contradicted by chance).",
             PART_SWEEP,
         ),
@@ -174,7 +181,7 @@ def tables(results):
         ClaimTable(
             "variance-demos",
             "The small demonstrations: what one run can print",
-            "A handful of scores gives a noisy variance: the interval is where 99% of runs land. "
+            f"A handful of scores gives a noisy variance: the range is where {LEVEL_LABEL} of runs land. "
             "A printed '~64.0' suggests a precision these sample sizes cannot give.",
             PART_DEMOS,
         ),

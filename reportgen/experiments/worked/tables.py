@@ -25,7 +25,7 @@ from reportgen.experiments.worked.measures import rows_cell, score_var_interval,
 from reportgen.family import ClaimTable, Table
 from reportgen.formatting import fmt, fmt_count, fmt_interval
 from reportgen.sources import Source
-from reportgen.stats import Z95, wilson_interval
+from reportgen.stats import LEVEL_LABEL, Z, wilson_interval
 
 LM_CLAIMS = "Training with and without the scale: a byte-level language model › The documents' training claims, on this evidence"
 
@@ -193,10 +193,10 @@ def models_table():
 
 def exercises_table(results):
     c = rows_cell(results, EXERCISE_1_DK)
-    lo, hi = score_var_interval(c, Z95)
+    lo, hi = score_var_interval(c, Z)
     answer = (
         f"√{EXERCISE_1_DK} = {fmt(math.sqrt(EXERCISE_1_DK), 3)} exactly; measured over {fmt_count(c['rows'])} "
-        f"pairs: {fmt(math.sqrt(c['score_var']), 3)} {fmt_interval(math.sqrt(lo), math.sqrt(hi), 3)} (95%)"
+        f"pairs: {fmt(math.sqrt(c['score_var']), 3)} {fmt_interval(math.sqrt(lo), math.sqrt(hi), 3)} ({LEVEL_LABEL} CI)"
     )
     rows = [(str(n), q, answer if where is None else f"answered in: {where}") for n, q, where in EXERCISES]
     return Table(
@@ -213,17 +213,17 @@ def rows_table(results):
     plain = []
     for c in results["rows"]:
         d = c["d_k"]
-        lo, hi = score_var_interval(c, Z95)
+        lo, hi = score_var_interval(c, Z)
         for variant, divisor in (("unscaled", 1), ("scaled", d)):
-            share, slo, shi = wilson_interval(c[variant]["vanished"], c["rows"], Z95)
+            share, slo, shi = wilson_interval(c[variant]["vanished"], c["rows"], Z)
             plain.append(
                 (
                     str(d) if variant == "unscaled" else "",
                     "q·k" if variant == "unscaled" else "q·k/√d_k",
                     _pm(c["score_var"] / divisor, lo / divisor, hi / divisor, 3 if divisor == 1 else 4),
-                    _pm(*stat_interval(c, variant, "max_w", Z95)),
-                    _pm(*stat_interval(c, variant, "entropy", Z95)),
-                    _pm(*stat_interval(c, variant, "jac_fro", Z95), 4),
+                    _pm(*stat_interval(c, variant, "max_w", Z)),
+                    _pm(*stat_interval(c, variant, "entropy", Z)),
+                    _pm(*stat_interval(c, variant, "jac_fro", Z), 4),
                     f"{fmt(100 * share, 2)}% {fmt_interval(100 * slo, 100 * shi, 2)}",
                 )
             )
@@ -231,7 +231,8 @@ def rows_table(results):
         "worked-rows",
         "Random attention rows, unscaled and scaled",
         f"{fmt_count(results['rows'][0]['rows'])} rows per d_k, each one query against {ROW_KEYS} keys "
-        "with N(0, 1) components; means with 95% intervals. Entropy is a share of the uniform ln 10. "
+        f"with N(0, 1) components; each cell with its {LEVEL_LABEL} confidence interval. Entropy is a "
+        "share of the uniform ln 10. "
         f"A row's Jacobian has vanished when every entry is below {VANISHED_JACOBIAN:g}, the reading of "
         "'essentially zero' that 000's own Jacobian table supports.",
         ("d_k", "scores", "variance", "largest weight", "entropy / ln 10", "Frobenius norm of J", "vanished rows"),
