@@ -17,6 +17,7 @@ from reportgen.errors import ReportgenError
 from reportgen.family import Table
 from reportgen.gcpause import paused_gc
 from reportgen.judge import VERDICTS, coverage, family_wise, statements, tally, verdict_counts
+from reportgen.stats import LEVEL
 
 LANG = "en"  # the report's own language (its sentences are English whatever the documents')
 
@@ -65,6 +66,7 @@ def results_document(sections, catalog, info, title):
         "counts": tally(judged),  # statements and checks, named as the report and `check` name them
         "coverage": coverage(judged, catalog.documents, catalog.unchecked),
         "family_wise": family_wise(judged),
+        "interval_level": LEVEL,  # of every confidence interval the report prints and judges by
         "not_checkable": [{"doc": u.doc, "section": u.section, "quote": u.quote, "reason": u.reason}
                           for u in catalog.unchecked],
         "claims": [_json_safe(j.to_json()) for j in judged],
