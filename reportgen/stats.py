@@ -1,6 +1,8 @@
 """Confidence intervals for the Monte-Carlo estimates the experiments report."""
 
+import functools
 import math
+from statistics import NormalDist
 
 import numpy as np
 
@@ -23,16 +25,55 @@ def variance_interval(variance, n, excess_kurtosis, z=Z95):
     return variance - z * se, variance + z * se
 
 
-def student_t(z, df):
-    """Student-t quantile at the level of the normal quantile z (Cornish-Fisher, 4 terms).
+def _t_two_sided(t, df):
+    """P(|T| ≤ t) for Student's t with integer df ≥ 1: the finite series of A&S 26.7.3 (odd df), 26.7.4 (even)."""
+    theta = math.atan(t / math.sqrt(df))
+    c, s = math.cos(theta), math.sin(theta)
+    if df % 2:
+        term = total = c if df > 1 else 0.0
+        for k in range(1, (df - 1) // 2):
+            term *= c * c * (2 * k) / (2 * k + 1)
+            total += term
+        return 2 / math.pi * (theta + s * total)
+    term = total = 1.0
+    for k in range(1, df // 2):
+        term *= c * c * (2 * k - 1) / (2 * k)
+        total += term
+    return s * total
 
-    Abramowitz & Stegun 26.7.5: within 0.1% of the exact quantile for df >= 10, 1% from df = 3.
-    """
+
+def _cornish_fisher_t(z, df):
+    """Abramowitz & Stegun 26.7.5 (4 terms): within 0.1% of the exact quantile for df >= 10, 1% from df = 3."""
     g1 = (z**3 + z) / 4
     g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
     g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
     g4 = (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / 92160
     return z + g1 / df + g2 / df**2 + g3 / df**3 + g4 / df**4
+
+
+@functools.lru_cache(maxsize=512)
+def student_t(z, df):
+    """Student-t quantile at the two-sided level of the normal quantile z, exact for integer df.
+
+    The Cornish-Fisher expansion alone is 36% short at df = 1 (40.5 for 63.66 at 99%), so a
+    t-interval over two seeds covered 98.4% instead of 99% and 94.4% instead of 95%. For an
+    integer df the t distribution function is a finite trigonometric series (A&S 26.7.3-4),
+    which bisection inverts to double precision; a non-integer df keeps the expansion.
+    """
+    if df != int(df) or df < 1:
+        return _cornish_fisher_t(z, df)
+    df = int(df)
+    level = 2 * NormalDist().cdf(z) - 1
+    lo, hi = 0.0, math.pi / 2  # bisect on θ = atan(t/√df): the series is monotone in it
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if _t_two_sided(math.sqrt(df) * math.tan(mid), df) < level:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-15:
+            break
+    return math.sqrt(df) * math.tan((lo + hi) / 2)
 
 
 def mean_interval(values, z=Z95):
@@ -59,9 +100,17 @@ def wilson_interval(successes, n, z=Z95):
 
 
 def quantile_range(values, level=0.99):
-    """Central empirical range holding `level` of the values."""
+    """Central empirical range holding `level` of the values: where `level` of new runs land.
+
+    The quantiles sit at the plotting positions p·(n + 1) (Hyndman & Fan type 6, numpy's
+    'weibull'): the expected share of a new draw between order statistics i and j is
+    (j − i)/(n + 1) for any continuous law, so this range holds `level` of new runs on
+    average. numpy's default (type 7) puts them at 1 + p·(n − 1), which with 60 repeats held
+    95.7% of new runs at 99%. It needs n + 1 ≥ 2/(1 − level) values (199 at 99%); fewer
+    give at best min … max, which holds (n − 1)/(n + 1).
+    """
     tail = (1 - level) / 2
-    lo, hi = np.quantile(np.asarray(values, dtype=np.float64), [tail, 1 - tail])
+    lo, hi = np.quantile(np.asarray(values, dtype=np.float64), [tail, 1 - tail], method="weibull")
     return float(lo), float(hi)
 
 
@@ -70,8 +119,6 @@ def level_z(level):
     known = {0.95: Z95, 0.99: Z99}
     if level in known:
         return known[level]
-    from statistics import NormalDist
-
     return NormalDist().inv_cdf(0.5 + level / 2)
 
 
