@@ -23,5 +23,5 @@ def test_every_number_in_the_handout_is_traced(quick_build):
 
     text = "\n".join(page.extract_text() or "" for page in PdfReader(quick_build.handout).pages)
     text = re.sub(r"(?m)^.*\b(Page|page) \d+ of \d+.*$", " ", text)  # running footers: page numbers
-    missing = untraced(text, evidence(quick_build.results))
+    missing = untraced(text, evidence(quick_build.results), cells=True)
     assert not missing, "numbers in the handout that no result gives:\n" + "\n".join(missing[:20])

@@ -49,13 +49,15 @@ def evidence(results):
 def page_text(markup):
     """The text a reader sees in an HTML fragment (MathML's annotations dropped)."""
     text = re.sub(r"<(script|style|annotation)[^>]*>.*?</\1>", " ", markup, flags=re.S)
-    return html.unescape(re.sub(r"<[^>]+>", " ", text))
+    return html.unescape(re.sub(r"<[^>]+>", "\n", text))  # one text node's number never spans a tag
 
 
-def untraced(text, known):
-    """The numbers of `text` found neither in `known`, with a little context each."""
+def untraced(text, known, cells=False):
+    """The numbers of `text` not in `known`, with a little context each. `cells`: the text
+    was extracted from a PDF, where table cells side by side read as one grouped number."""
     out = []
     for m in NUMBER.finditer(text):
-        if token(m.group(0)) not in known:
+        parts = re.split(r"[ \u2009\u202f]", m.group(0))  # or numbers set side by side (table cells)
+        if token(m.group(0)) not in known and not (cells and all(p in known for p in parts)):
             out.append(f"{m.group(0)!r} in …{' '.join(text[max(0, m.start() - 60):m.end() + 20].split())}…")
     return out
