@@ -22,6 +22,8 @@ from reportgen.stats import LEVEL
 ERRORS = ("contradicted",)  # verdicts that say a document is wrong (material or minor)
 IN_PART = ("partly",)  # verdicts that say it is right in some setups only
 UNSETTLED = ("inconclusive", "unverifiable")  # verdicts that leave the statement open
+# What every page of a build of these profiles says about itself: its sizes decide nothing.
+PROFILE_WARNINGS = {"quick": "Quick profile: sizes too small for the verdicts to be relied on."}
 
 
 def severity(j):
@@ -291,6 +293,7 @@ def title_block(config, info, build):
         "year": when.year,
         "build": build,
         "cite": " ".join(parts),
+        "profile_warning": PROFILE_WARNINGS.get(info["profile"], ""),
     }
 
 

@@ -104,3 +104,21 @@ def test_every_beat_and_correction_names_real_claims():
     assert catalog.story and catalog.unsaid
     for beat in catalog.story:
         assert set(beat.claims) <= ids
+
+
+def test_templates_type_no_measured_number():
+    """Text typed in the templates carries numbers of structure only (section numbers, SHA-256,
+    200 dpi, 16 hex digits); every measured number comes in through the context."""
+    import re
+    from pathlib import Path
+
+    structural = re.compile(r"^(?:[0-9A-C](?:\.[0-9])? |.*SHA-256.*|.*200 dpi.*|.*16 hex digits.*|.*right\)=1.*)")
+    root = Path(__file__).resolve().parents[1] / "templates"
+    found = []
+    for path in sorted(root.glob("*.j2")):
+        text = re.sub(r"\{#.*?#\}|\{\{.*?\}\}|\{%.*?%\}", "", path.read_text(encoding="utf-8"), flags=re.S)
+        for line in re.sub(r"<[^>]+>", "\n", text).splitlines():
+            line = line.strip()
+            if re.search(r"\d", line) and not structural.match(line):
+                found.append(f"{path.name}: {line[:80]}")
+    assert not found, found

@@ -14,7 +14,9 @@ from reportgen.stats import LEVEL, LEVEL_LABEL, Z, mean_interval, quantile_range
 
 def _errorbar(ax, x, y, lo, hi, **kwargs):
     y, lo, hi = map(np.asarray, (y, lo, hi))
-    ax.errorbar(x, y, yerr=[y - lo, hi - y], fmt="o", capsize=2, **kwargs)
+    # An estimate may lie just beyond an interval clipped at the parameter's bound (Var(u·v) ≤ 1
+    # at d = 1, where u·v = ±1): no whisker on that side rather than a negative one.
+    ax.errorbar(x, y, yerr=[np.maximum(y - lo, 0), np.maximum(hi - y, 0)], fmt="o", capsize=2, **kwargs)
 
 
 def variance_figure(results):
