@@ -25,3 +25,14 @@ def test_every_number_in_the_handout_is_traced(quick_build):
     text = re.sub(r"(?m)^.*\b(Page|page) \d+ of \d+.*$", " ", text)  # running footers: page numbers
     missing = untraced(text, evidence(quick_build.results), cells=True)
     assert not missing, "numbers in the handout that no result gives:\n" + "\n".join(missing[:20])
+
+
+@pytest.mark.slow
+def test_every_placeholder_is_filled(quick_build):
+    """A full build fills every number its texts name: no sentence says a number was not measured."""
+    from reportgen.prose import NOT_MEASURED
+
+    unfilled = [c["id"] for c in quick_build.results["claims"]
+                if NOT_MEASURED in c["sentence"] or NOT_MEASURED in (c.get("correct") or "") or "{" in c["sentence"]]
+    assert not unfilled, unfilled
+    assert NOT_MEASURED not in quick_build.html
