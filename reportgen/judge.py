@@ -124,12 +124,18 @@ def measured_text(m, digits=None):
         shown_digits = min(digits, supported_digits(m.hi - m.lo, digits)) if has_interval(m) else digits
         text = fmt(m.value, shown_digits)
         if has_interval(m):
-            label = f"{m.level:.0%} CI " if m.level else "range "
-            text += f" ({label}{fmt_interval(m.lo, m.hi, shown_digits)})"
+            text += f" ({interval_label(m)}{fmt_interval(m.lo, m.hi, shown_digits)})"
     return text + _details(m, digits)
 
 
 TOO_FEW = "too few draws to decide"
+
+
+def interval_label(m):
+    """'99% CI ', '99% of runs in ' or 'range ': what a measurement's [lo, hi] is."""
+    if not m.level:
+        return "range "
+    return f"{m.level:.0%} CI " if m.interval == "CI" else f"{m.level:.0%} of runs in "
 
 
 def has_interval(m):

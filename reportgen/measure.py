@@ -29,6 +29,9 @@ class Measurement:
     # Confidence level of [lo, hi] when it is a confidence interval (0.99), else None: the
     # report labels every interval with it.
     level: float | None = None
+    # What [lo, hi] is: "CI" (a confidence interval of the quantity) or "of runs" (where that
+    # share of repeated runs lands: a prediction range of one run's printout).
+    interval: str = "CI"
 
     def to_json(self):
         value = list(self.value) if isinstance(self.value, (tuple, list)) else self.value
@@ -38,6 +41,7 @@ class Measurement:
             "hi": self.hi,
             "n": self.n,
             "level": self.level,
+            "interval": self.interval,
             "method": self.method,
             "detail": [list(item) for item in self.detail],
             "alternatives": [[label, list(v) if isinstance(v, (tuple, list)) else v] for label, v in self.alternatives],

@@ -91,5 +91,6 @@ def interval_text(m, digits=None):
     digits = m.digits if digits is None else digits
     if m.lo is None or m.hi is None:
         return ""
-    label = f"{m.level:.0%} CI " if getattr(m, "level", None) else "range "
-    return f"{label}{fmt(m.lo, digits)} to {fmt(m.hi, digits)}"
+    from reportgen.judge import interval_label
+
+    return f"{interval_label(m)}{fmt(m.lo, digits)} to {fmt(m.hi, digits)}"

@@ -173,7 +173,8 @@ def range_max(results, d, level=0.99):
     lo, hi = quantile_range(row["max_abs"], level)
     return Measurement(max(-row["first_min"], row["first_max"]), lo, hi, len(row["max_abs"]),
                        f"central {level:.0%} of max|q·k| over {len(row['max_abs'])} repeats of 1 000 pairs", 1,
-                       (("this run's min", row["first_min"]), ("max", row["first_max"])))
+                       (("this run's min", row["first_min"]), ("max", row["first_max"])), level=level,
+                       interval="of runs")
 
 
 def proportional_misses(results, level=0.99):
@@ -209,7 +210,8 @@ def demo_var(results, demo, scaled=False, level=0.99):
     lo, hi = quantile_range(raw, level)
     return Measurement(float(raw[0]), lo, hi, raw.size,
                        f"central {level:.0%} of this statistic over {raw.size} repeats at shape {tuple(row['shape'])}",
-                       3 if scaled else 2, (("mean over repeats", float(raw.mean())),))
+                       3 if scaled else 2, (("mean over repeats", float(raw.mean())),), level=level,
+                       interval="of runs")
 
 
 MEASURES = {
