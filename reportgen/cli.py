@@ -275,7 +275,7 @@ def check(config_file, as_json, seeds, record, **flags):
     rows, failed = factcheck.compare(config, Progress(config.quiet or as_json), seeds)
     if record:
         n = factcheck.record(rows, config.profile)
-        click.echo(f"recorded the verdicts of {len(rows)} claims for profile {config.profile}: "
+        click.echo(f"recorded the verdicts of {len(rows)} checks for profile {config.profile}: "
                    f"{n} expectations changed in reportgen/claims/")
         return
     if as_json:

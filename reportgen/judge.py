@@ -359,12 +359,18 @@ def _severity(claim, verdict, deviation, m=None):
 
 
 def _in_band(claim, m):
-    """Whether a threshold rule's statistic lies where a reasonable reader's cut could fall."""
+    """Whether a threshold rule's statistic may lie where a reasonable reader's cut could fall:
+    the statistic, or any of its interval, inside the band (material needs the whole interval
+    beyond every reasonable cut)."""
     cut = claim.cut_band if claim.rule in ("at_least", "at_most") else None
     if not cut or m is None:
         return False
     stat = {"value": m.value, "lo": m.lo, "hi": m.hi}[claim.bound]
-    return _finite(stat) and cut[0] <= stat <= cut[1]
+    if not _finite(stat):
+        return False
+    if claim.bound == "value" and _finite(m.lo) and _finite(m.hi):
+        return m.lo <= cut[1] and cut[0] <= m.hi
+    return cut[0] <= stat <= cut[1]
 
 
 def _finish(claim, verdict, sentence, severity, m=None):

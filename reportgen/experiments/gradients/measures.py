@@ -191,11 +191,19 @@ def layer_ratio(results, d_k, keys, combine="max", level=0.99):
     """Gradient norm of one attention layer, unscaled ÷ scaled: the largest (or smallest) over `keys`.
 
     Each ratio is a geometric mean over paired draws (the same x, weights and target for
-    both); 'max' reads "every one of them", 'min' reads "either suffices".
+    both); 'max' reads "every one of them", 'min' reads "either suffices", 'each' judges the
+    first and shows the others as views of the same statement (a split reads partly).
     """
     row = layer_row(results, d_k)
     z = level_z(level)
     ratios = {key: paired_ratio(row, key, z) for key in keys}
+    if combine == "each":
+        value, lo, hi = ratios[keys[0]]
+        views = tuple((LAYER_NAMES[key], ratios[key][0]) for key in keys[1:])
+        return Measurement(value, lo, hi, len(row["scaled"][keys[0]]),
+                           f"geometric mean of paired draws, {level:.0%} interval, {LAYER_NAMES[keys[0]]}", 3,
+                           ((f"unscaled rows with max p > {THRESHOLDS['saturated_row']}",
+                             float(np.mean(row["unscaled"]["saturated_rows"])), 2),), views=views)
     pick = {"max": max, "min": min}[combine]
     chosen = pick(keys, key=lambda key: ratios[key][0])
     value, lo, hi = ratios[chosen]

@@ -9,6 +9,7 @@ with its interval, and the claim names the threshold.
 """
 
 import math
+from dataclasses import replace
 from fractions import Fraction
 
 from reportgen.experiments.worked.params import (
@@ -139,7 +140,12 @@ def scaled_variance(results, d, factor="printed", rel=None, printed_digits=2):
         detail = ((f"with (1/√{d})² = 1/{d} exactly", row["new_exact_factor"], 4),) if d > 1 else ()
     else:
         value, method, detail = row["new_exact_factor"], "the printed variance ÷ d", ()
-    return _approx(value, rel, printed_digits, 4, method, detail)
+    m = _approx(value, rel, printed_digits, 4, method, detail)
+    if factor == "printed" and d > 1:
+        # The printed factor (0.577 for 1/√3) is the exact one rounded for display: reading it
+        # as exact is arithmetic the document can mean too.
+        m = replace(m, alternatives=((f"the printed factor read as 1/√{d} exactly", row["new_exact_factor"]),))
+    return m
 
 
 def variance_ratio(results, d, rel=None, printed_digits=0):
