@@ -17,6 +17,7 @@ import os
 import signal
 from pathlib import Path
 
+from reportgen import lock
 from reportgen.atomic import remove_leftovers, write_atomic
 from reportgen.errors import Terminated
 
@@ -44,11 +45,23 @@ def _staged(folder, name):
     return folder / f".{name}{STAGED}"
 
 
-def publish(folder, files, build):
-    """Replace the output set in `folder` by `files` ({name: bytes or str}) of one build."""
-    stop_if_signalled()  # the last gate before the output folder changes
+def publish(folder, files, build, say=None):
+    """Replace the output set in `folder` by `files` ({name: bytes or str}) of one build,
+    holding the folder's lock (another build's publishing is waited for; `say` tells)."""
+    stop_if_signalled()
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
+    with lock.held(folder, say):
+        stop_if_signalled()  # the last gate before the output folder changes
+        return _replace_set(folder, files, build)
+
+
+def committed(folder):
+    """Whether a publish into `folder` got past its commit point without finishing."""
+    return (Path(folder) / JOURNAL).exists()
+
+
+def _replace_set(folder, files, build):
     recover(folder)
     data = {name: d.encode("utf-8") if isinstance(d, str) else d for name, d in files.items()}
     manifest = {
