@@ -16,6 +16,7 @@ import re
 from importlib import metadata
 from pathlib import Path
 
+from reportgen import inputs, limits
 from reportgen.atomic import write_atomic
 
 PACKAGE = "reportgen"
@@ -197,13 +198,14 @@ class Cache:
         """
         if not self.enabled:
             return None
-        path = self._path(name, digest)
         try:
-            text = path.read_text(encoding="utf-8")
+            text = self._read(self._path(name, digest)).decode("utf-8")
         except FileNotFoundError:
             return None
-        except (OSError, UnicodeDecodeError) as exc:
-            return self._invalid(name, f"unreadable ({getattr(exc, 'strerror', None) or exc})")
+        except inputs.InputRefused as exc:
+            return self._invalid(name, exc.reason)
+        except UnicodeDecodeError:
+            return self._invalid(name, "not UTF-8 text")
         try:
             entry = json.loads(text)
         except (ValueError, RecursionError):
@@ -221,6 +223,11 @@ class Cache:
         if reason:
             return self._invalid(name, reason)
         return payload
+
+    @staticmethod
+    def _read(path):
+        """An entry's bytes: a regular file of bounded size, a symbolic link never followed."""
+        return inputs.read(path, limits.MAX_CACHE_ENTRY_BYTES, follow=False)
 
     def _invalid(self, name, reason):
         self.warn(f"cache entry for {name} ignored: {reason}; recomputing it")
@@ -248,9 +255,11 @@ class Cache:
         if meta is None:
             return None
         try:
-            data = self._path(name, digest, ".bin").read_bytes()
-        except OSError:
-            return self._invalid(name, "its file is missing or unreadable")
+            data = self._read(self._path(name, digest, ".bin"))
+        except FileNotFoundError:
+            return self._invalid(name, "its file is missing")
+        except inputs.InputRefused as exc:
+            return self._invalid(name, f"its file {exc.reason}")
         if not isinstance(meta, dict) or hashlib.sha256(data).hexdigest() != meta.get("sha256"):
             return self._invalid(name, "its file does not match its hash")
         reason = check(data) if check else None

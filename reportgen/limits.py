@@ -6,7 +6,7 @@ value says why it is what it is.
 
 MAX_CONFIG_BYTES = 1024 * 1024  # a config file is a few hundred bytes; 1 MiB is far past any real one
 MAX_LOGO_BYTES = 2 * 1024 * 1024  # embedded in the HTML and both PDFs as a data: URI
-MAX_LOGO_PIXELS = 4096 * 4096  # a 13000² PNG took the PDF from 0.3 to 1.6 GB; a title-page logo is ~500²
+MAX_LOGO_PIXELS = 2048 * 2048  # a 13000² PNG took the PDF from 0.3 to 1.6 GB; a title-page logo is ~500², shown at most ~300 px wide
 MAX_TITLE_CHARS = 300  # the title is set large on the title page and in every running header
 MAX_TEXT_CHARS = 1000  # subtitle, author, course, institution: one line or two on the title page
 MAX_KEYWORDS = 50  # PDF and HTML metadata

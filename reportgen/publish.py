@@ -17,7 +17,7 @@ import os
 import signal
 from pathlib import Path
 
-from reportgen import lock
+from reportgen import inputs, limits, lock
 from reportgen.atomic import remove_leftovers, write_atomic
 from reportgen.errors import Terminated
 
@@ -87,7 +87,7 @@ def _replace_set(folder, files, build):
 
 def _apply(folder):
     """Carry out the journal: staged files over their names (manifest last), stale ones removed."""
-    journal = json.loads((folder / JOURNAL).read_text(encoding="utf-8"))
+    journal = json.loads(inputs.read(folder / JOURNAL, limits.MAX_JOURNAL_BYTES, follow=False))
     names = [n for n in journal["rename"] if n != MANIFEST] + [n for n in journal["rename"] if n == MANIFEST]
     for name in names:
         if _safe_name(name) and _staged(folder, name).exists():
@@ -106,9 +106,12 @@ def recover(folder):
     """Finish an interrupted swap, or drop the staged files of a build that never committed."""
     folder = Path(folder)
     journal = folder / JOURNAL
-    if journal.exists():
+    if journal.exists() or journal.is_symlink():
         try:
             _apply(folder)
+        except inputs.InputRefused as exc:
+            raise inputs.InputRefused(exc.path, f"{exc.reason}, so reportgen did not write it",
+                                      "remove it and build again (the report files beside it are untouched)") from None
         except (ValueError, KeyError, TypeError, AttributeError):
             journal.unlink(missing_ok=True)  # a torn journal: the commit never happened
     for leftover in folder.glob(f".*{STAGED}"):

@@ -8,13 +8,15 @@ inside <math> outside the MathML allow-list.
 """
 
 import base64
+import os
 import shutil
 import subprocess
+import time
 from html.parser import HTMLParser
 
 import pytest
 
-from reportgen import mathtex, safemarkup
+from reportgen import limits, mathtex, safemarkup
 from tests.conftest import describe, invoke
 
 INJECTIONS = [
@@ -151,3 +153,163 @@ def test_no_script_runs_in_a_browser(tmp_path):
                           (tmp_path / "output" / "report.html").as_uri()],
                          capture_output=True, text=True, timeout=120).stdout
     assert "<html" in dom and 'data-pwned="yes"' not in dom
+
+
+# --- files that are not what they claim: one bounded, non-blocking read ---------------------
+
+
+def one_line(result, code=2):
+    """The command failed with `code` and said why in one line, without a traceback."""
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert result.exit_code == code and len(lines) == 1 and "Traceback" not in result.output, describe(result)
+    return lines[0]
+
+
+def plain_config(tmp_path, extra=""):
+    path = tmp_path / "plain.toml"
+    path.write_text(f'output = "output"\nfigures = "figures"\ncache_dir = "cache"\n{extra}', encoding="utf-8")
+    return path
+
+
+def special_files(tmp_path):
+    """A FIFO, a device, and a link to the device: each would block or never end."""
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "zero").symlink_to("/dev/zero")
+    return {"fifo": "is a FIFO", "zero": "is a device", "/dev/zero": "is a device"}
+
+
+@pytest.mark.parametrize("command", ["build", "check", "run worked"])
+def test_special_file_as_config_is_refused(tmp_path, command):
+    for name, why in special_files(tmp_path).items():
+        line = one_line(invoke([*command.split(), "--config", name], tmp_path))
+        assert name in line and why in line
+
+
+def test_config_over_its_limit_is_refused(tmp_path):
+    path = plain_config(tmp_path, "# " + "x" * limits.MAX_CONFIG_BYTES + "\n")
+    assert "over the limit" in one_line(invoke([*RUN, "--config", path], tmp_path))
+
+
+def test_special_file_or_huge_number_in_diff_is_one_line(tmp_path):
+    special_files(tmp_path)
+    good = tmp_path / "good.json"
+    good.write_text('{"schema_version": 2, "experiments": {}, "claims": []}')
+    variants = {"nonfinite": '{"schema_version": 2, "experiments": {"x": {"nonfinite": 5}}, "claims": []}',
+                "digits": '{"schema_version": 2, "n": ' + "9" * 5000 + ', "experiments": {}, "claims": []}',
+                "overflow": '{"schema_version": 2, "n": 1e999, "experiments": {}, "claims": []}',
+                "nan": '{"schema_version": 2, "n": NaN, "experiments": {}, "claims": []}'}
+    for name, text in variants.items():
+        (tmp_path / f"{name}.json").write_text(text)
+    for name in ["fifo", "zero", *[f"{v}.json" for v in variants]]:
+        one_line(invoke(["diff", name, "good.json"], tmp_path))
+        one_line(invoke(["diff", "good.json", name, "--json"], tmp_path))
+
+
+def test_results_over_the_diff_limit_are_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(limits, "MAX_RESULTS_BYTES", 100)
+    (tmp_path / "a.json").write_text('{"schema_version": 2, "pad": "' + "x" * 200 + '"}')
+    assert "over the limit" in one_line(invoke(["diff", "a.json", "a.json"], tmp_path))
+
+
+def built(tmp_path, config=None):
+    result = invoke([*RUN, "--config", config or plain_config(tmp_path)], tmp_path)
+    assert result.exit_code == 0 and "Traceback" not in result.output, describe(result)
+    return result
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "outside", "folder"])
+def test_cache_entry_that_is_no_regular_file_is_recomputed(tmp_path, kind):
+    built(tmp_path)
+    (entry,) = (tmp_path / "cache").glob("worked-*.json")
+    secret = tmp_path / "secret.json"
+    secret.write_bytes(entry.read_bytes())
+    entry.unlink()
+    {"fifo": lambda: os.mkfifo(entry), "device": lambda: entry.symlink_to("/dev/zero"),
+     "outside": lambda: entry.symlink_to(secret), "folder": entry.mkdir}[kind]()
+    result = built(tmp_path)
+    assert result.output.count("cache entry for worked ignored") == 1 and "ran 1 of 1" in result.output
+    assert "worked: FAILED" not in result.output
+    if kind != "folder":
+        assert entry.is_file() and not entry.is_symlink()  # replaced by a real entry: the next build is warm
+        assert "ran 0 of 1" in built(tmp_path).output
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "zero"])
+def test_journal_that_is_no_regular_file_is_refused_and_nothing_lost(tmp_path, kind):
+    built(tmp_path)
+    before = (tmp_path / "output" / "report.html").read_bytes()
+    journal = tmp_path / "output" / ".reportgen-swap.json"
+    {"fifo": lambda: os.mkfifo(journal), "folder": journal.mkdir, "zero": lambda: journal.symlink_to("/dev/zero")}[kind]()
+    line = one_line(invoke([*RUN, "--config", plain_config(tmp_path)], tmp_path))
+    assert ".reportgen-swap.json" in line and "remove it" in line
+    assert (tmp_path / "output" / "report.html").read_bytes() == before
+    journal.rmdir() if kind == "folder" else journal.unlink()
+    built(tmp_path)
+
+
+# --- stated limits and text checked as text -------------------------------------------------
+
+
+def png_header(width, height):
+    """The first bytes of a PNG that claims width × height pixels (all a check should read)."""
+    import struct
+    import zlib
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
+
+
+@pytest.mark.parametrize("name, data, words", [
+    ("huge.png", png_header(40000, 40000), "40000×40000 pixels"),
+    ("tall.gif", b"GIF89a\xff\x00\xff\xff" + b"\0" * 20, "255×65535 pixels"),
+    ("text.svg", b"hello <svg> is what this note is about", "not a PNG, JPEG, GIF or SVG"),
+    ("broken.svg", b"<svg><g></svg>", "not a usable SVG"),
+    ("renamed.png", b"just text", "not a PNG, JPEG, GIF or SVG"),
+])
+def test_logo_is_judged_by_its_bytes(tmp_path, name, data, words):
+    (tmp_path / name).write_bytes(data)
+    line = one_line(invoke([*RUN, "--config", plain_config(tmp_path, f'logo = "{name}"\n')], tmp_path))
+    assert words in line and "logo" in line and not (tmp_path / "output").exists()
+
+
+def test_svg_logo_is_embedded_without_its_script_or_links(tmp_path):
+    (tmp_path / "logo.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10" '
+                                       'onload="alert(1)"><script>alert(2)</script><rect width="5" height="5"/>'
+                                       '<image href="https://example.com/x.png"/></svg>')
+    built(tmp_path, plain_config(tmp_path, 'logo = "logo.svg"\n'))
+    html = (tmp_path / "output" / "report.html").read_text()
+    (uri,) = [part.split('"')[0] for part in html.split('src="data:image/svg+xml;base64,')[1:]]
+    svg = base64.b64decode(uri).decode()
+    assert "<rect" in svg and "alert" not in svg and "example.com" not in svg
+
+
+@pytest.mark.parametrize("setting, words", [
+    ('title = "' + "T" * 1_000_000 + '"', "key 'title': is 1000000 characters, over the limit"),
+    ('author = "' + "a" * 5000 + '"', "key 'author': is 5000 characters"),
+    ('title = "Bell\\u0007 and \\u001b[31mred"', "key 'title': holds a control character (U+0007)"),
+    ('subtitle = "a\\u0000b"', "key 'subtitle': holds a NUL character"),
+    ('institution = "\\u202eevil"', "key 'institution': holds a control character (U+202E)"),
+    ('keywords = ["ok", "bad\\u001b"]', "key 'keywords': holds a control character (U+001B)"),
+    ("keywords = [" + ", ".join(['"k"'] * 60) + "]", "key 'keywords': 60 keywords"),
+    ('output = "' + "o" * 300 + '"', "key 'output': the name"),
+    ('figures = "' + "/deep" * 900 + '"', "key 'figures': the path is"),
+    ('cache_dir = "~nosuchuser4242/c"', "key 'cache_dir': cannot expand '~nosuchuser4242'"),
+    ('figures = "f\\u001bx"', "key 'figures': the path holds a control character"),
+])
+def test_bad_text_is_one_line_before_any_work(tmp_path, setting, words):
+    path = tmp_path / "bad.toml"
+    path.write_text(setting + '\noutput = "output"\n' * ("output" not in setting), encoding="utf-8")
+    started = time.perf_counter()
+    line = one_line(invoke([*RUN, "--config", path], tmp_path))
+    assert words in line and time.perf_counter() - started < 5
+    assert not (tmp_path / "output").exists() and not (tmp_path / ".reportgen-cache").exists()
+    assert "\x1b" not in line and "\x07" not in line
+
+
+def test_tilde_in_a_path_is_the_home_folder(tmp_path, monkeypatch):
+    from reportgen import config
+    from reportgen.experiments import EXPERIMENTS
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    loaded = config.load(plain_config(tmp_path, ""), {"output": "~/out"}, EXPERIMENTS)
+    assert loaded.output == str(tmp_path / "home" / "out")
