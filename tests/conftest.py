@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 import sys
 import threading
 from pathlib import Path
@@ -113,6 +114,9 @@ def source_date_epoch():
     """SOURCE_DATE_EPOCH for every build of the session, in-process and in subprocesses."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("SOURCE_DATE_EPOCH", EPOCH)
+        # The cache's MAC key: never the user's own state folder (tests write no home files).
+        mp.setenv("REPORTGEN_CACHE_KEY", "reportgen-test-session-key")
+        mp.setenv("XDG_STATE_HOME", str(Path(tempfile.mkdtemp(prefix="reportgen-state-"))))
         yield EPOCH
 
 

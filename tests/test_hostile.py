@@ -313,3 +313,47 @@ def test_tilde_in_a_path_is_the_home_folder(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     loaded = config.load(plain_config(tmp_path, ""), {"output": "~/out"}, EXPERIMENTS)
     assert loaded.output == str(tmp_path / "home" / "out")
+
+
+# --- cache entries authenticated by a key kept outside the cache ---------------------------
+
+
+def test_edited_cache_entry_with_fixed_up_hash_is_recomputed(tmp_path):
+    import hashlib
+    import json
+
+    built(tmp_path)
+    (path,) = (tmp_path / "cache").glob("worked-*.json")
+    entry = json.loads(path.read_text())
+    entry["payload"]["results"]["forged"] = 1
+    for field in ("mac", "sha256"):  # what an attacker without the key can compute
+        entry[field] = hashlib.sha256(json.dumps(entry["payload"], sort_keys=True).encode()).hexdigest()
+    path.write_text(json.dumps(entry))
+    result = built(tmp_path)
+    assert result.output.count("its MAC does not match") == 1 and "ran 1 of 1" in result.output
+    assert "forged" not in path.read_text()
+
+
+def test_cache_key_lives_in_the_state_folder_owner_only(tmp_path, monkeypatch):
+    from reportgen import cachekey
+
+    monkeypatch.delenv("REPORTGEN_CACHE_KEY")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    built(tmp_path)
+    key = tmp_path / "state" / "reportgen" / "cache-key"
+    assert key.stat().st_mode & 0o777 == 0o600 and len(key.read_text().strip()) == 64
+    assert "ran 0 of 1" in built(tmp_path).output
+    key.write_text("another key\n")  # a cache made under another key is not trusted
+    cachekey._cached.cache_clear()
+    assert "ran 1 of 1" in built(tmp_path).output
+
+
+def test_no_usable_key_means_building_without_the_cache(tmp_path, monkeypatch):
+    from reportgen import cachekey
+
+    monkeypatch.delenv("REPORTGEN_CACHE_KEY")
+    (tmp_path / "state").write_text("a file where the state folder should be")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    cachekey._cached.cache_clear()
+    result = built(tmp_path)
+    assert result.output.count("building without the cache") == 1
