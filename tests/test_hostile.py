@@ -357,3 +357,32 @@ def test_no_usable_key_means_building_without_the_cache(tmp_path, monkeypatch):
     cachekey._cached.cache_clear()
     result = built(tmp_path)
     assert result.output.count("building without the cache") == 1
+
+
+def test_source_date_epoch_never_enters_the_cache(tmp_path, monkeypatch):
+    import json
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")
+    built(tmp_path)
+    (path,) = (tmp_path / "cache").glob("worked-*.json")
+    assert not json.loads(path.read_text())["payload"]["computed_at"].startswith("1970")
+    monkeypatch.delenv("SOURCE_DATE_EPOCH")
+    assert "ran 0 of 1" in built(tmp_path).output
+    assert '"build_time": "1970' not in (tmp_path / "output" / "results.json").read_text()
+
+
+def test_library_log_lines_go_through_reportgen_and_respect_quiet():
+    import io
+    import logging
+
+    from reportgen import liblog
+    from reportgen.progress import Progress
+
+    stream = io.StringIO()
+    liblog.route(Progress(quiet=True, stream=stream))
+    logger = logging.getLogger("weasyprint")
+    logger.warning("Ignored `foo` at 1:2, unknown property")
+    for _ in range(3):
+        logger.error("Failed to load image at %r: \x1b[31m%s", "data:image/png;base64," + "A" * 2_000_000, "nope")
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 1 and "\x1b" not in lines[0] and len(lines[0]) < 300 and "Ignored" not in lines[0]
