@@ -171,9 +171,13 @@ def mathtext(label):
 def _svg(tex):
     """ziamath's SVG of a formula, rebuilt from the SVG allow-list (safemarkup)."""
     import ziamath
+    from latex2mathml.converter import convert
 
     from reportgen import safemarkup
 
+    # ziamath parses through latex2mathml too: raw markup from \\text{<…>} made it fail halfway
+    # and leave state behind that changed every later formula's width. Such LaTeX never gets there.
+    safemarkup.mathml(convert(tex))
     return safemarkup.svg(ziamath.Math.fromlatex(tex, size=PX_PER_EM).svg())
 
 

@@ -386,3 +386,14 @@ def test_library_log_lines_go_through_reportgen_and_respect_quiet():
         logger.error("Failed to load image at %r: \x1b[31m%s", "data:image/png;base64," + "A" * 2_000_000, "nope")
     lines = stream.getvalue().splitlines()
     assert len(lines) == 1 and "\x1b" not in lines[0] and len(lines[0]) < 300 and "Ignored" not in lines[0]
+
+
+def test_hostile_math_leaves_later_formulas_unchanged():
+    """ziamath failing halfway on raw markup changed the width of every later formula."""
+    formula = r"\frac{1}{\sqrt{d_k}}\,q \cdot k"
+    mathtex._svg.cache_clear()
+    before = mathtex._svg(formula)
+    for text in INJECTIONS:
+        mathtex.inline(text, "print")
+    mathtex._svg.cache_clear()
+    assert mathtex._svg(formula) == before
