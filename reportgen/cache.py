@@ -9,6 +9,7 @@ of the key, so editing a margin or a caption reruns no experiment.
 
 import ast
 import hashlib
+import hmac
 import importlib.resources
 import importlib.util
 import json
@@ -16,6 +17,7 @@ import re
 from importlib import metadata
 from pathlib import Path
 
+from reportgen import inputs, limits
 from reportgen.atomic import write_atomic
 
 PACKAGE = "reportgen"
@@ -119,7 +121,7 @@ TAG_TEXT = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This folder is reportgen's cache; reportgen may replace or delete the entries it wrote here.\n"
 )
-FORMAT = 2  # entry layout: {"format", "key", "sha256", "payload"}
+FORMAT = 3  # entry layout: {"format", "key", "mac", "payload"}; 2 had an unkeyed sha256
 NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,79}")
 DIGEST = re.compile(r"[0-9a-f]{32}")
 MAX_DEPTH = 64  # deeper JSON than any result reportgen writes is not ours
@@ -127,8 +129,12 @@ MAX_DEPTH = 64  # deeper JSON than any result reportgen writes is not ours
 OURS = re.compile(r"[a-z0-9][a-z0-9_.-]*-[0-9a-f]{32}\.(json|bin|pdf)|\..+\.tmp")
 
 
-def _payload_hash(payload):
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, allow_nan=True).encode()).hexdigest()
+def mac(digest, payload):
+    """HMAC-SHA256 of an entry's key and payload under the cache key (reportgen.cachekey)."""
+    from reportgen import cachekey
+
+    message = digest.encode() + b"\0" + json.dumps(payload, sort_keys=True, allow_nan=True).encode()
+    return hmac.new(cachekey.current(), message, hashlib.sha256).hexdigest()
 
 
 def _depth(value, limit=MAX_DEPTH):
@@ -157,13 +163,24 @@ class Cache:
         self.folder = Path(folder)
         self.warn = warn or (lambda message: None)
         self._warned = set()
-        self.writable = self._usable()
+        self.writable = self._keyed() and self._usable()
         self.enabled = read and self.writable  # --no-cache: recompute, then refresh the entries
 
     def _warn_once(self, kind, message):
         if kind not in self._warned:
             self._warned.add(kind)
             self.warn(message)
+
+    def _keyed(self):
+        """Whether the cache key can be had; without it no entry can be trusted or signed."""
+        from reportgen import cachekey
+
+        try:
+            cachekey.current()
+            return True
+        except cachekey.NoKey as exc:
+            self.warn(f"{exc}; building without the cache; set {cachekey.ENV} or make that folder writable")
+            return False
 
     def _usable(self):
         """Whether the folder is ours: tagged, or created (or empty) now and tagged."""
@@ -197,13 +214,14 @@ class Cache:
         """
         if not self.enabled:
             return None
-        path = self._path(name, digest)
         try:
-            text = path.read_text(encoding="utf-8")
+            text = self._read(self._path(name, digest)).decode("utf-8")
         except FileNotFoundError:
             return None
-        except (OSError, UnicodeDecodeError) as exc:
-            return self._invalid(name, f"unreadable ({getattr(exc, 'strerror', None) or exc})")
+        except inputs.InputRefused as exc:
+            return self._invalid(name, exc.reason)
+        except UnicodeDecodeError:
+            return self._invalid(name, "not UTF-8 text")
         try:
             entry = json.loads(text)
         except (ValueError, RecursionError):
@@ -215,12 +233,17 @@ class Cache:
         payload = entry.get("payload")
         if _depth(payload) > MAX_DEPTH:
             return self._invalid(name, "nested deeper than any result")
-        if entry.get("sha256") != _payload_hash(payload):
-            return self._invalid(name, "its content does not match its hash")
+        if not hmac.compare_digest(str(entry.get("mac", "")), mac(digest, payload)):
+            return self._invalid(name, "its MAC does not match (not written by reportgen with this cache key)")
         reason = check(payload) if check else None
         if reason:
             return self._invalid(name, reason)
         return payload
+
+    @staticmethod
+    def _read(path):
+        """An entry's bytes: a regular file of bounded size, a symbolic link never followed."""
+        return inputs.read(path, limits.MAX_CACHE_ENTRY_BYTES, follow=False)
 
     def _invalid(self, name, reason):
         self.warn(f"cache entry for {name} ignored: {reason}; recomputing it")
@@ -230,7 +253,7 @@ class Cache:
         """Save a payload under its key; False (with one warning) when the folder refuses it."""
         if not self.writable:
             return False
-        entry = {"format": FORMAT, "key": digest, "sha256": _payload_hash(payload), "payload": payload}
+        entry = {"format": FORMAT, "key": digest, "mac": mac(digest, payload), "payload": payload}
         return self._write(self._path(name, digest), json.dumps(entry, allow_nan=True))
 
     def _write(self, path, data):
@@ -248,9 +271,11 @@ class Cache:
         if meta is None:
             return None
         try:
-            data = self._path(name, digest, ".bin").read_bytes()
-        except OSError:
-            return self._invalid(name, "its file is missing or unreadable")
+            data = self._read(self._path(name, digest, ".bin"))
+        except FileNotFoundError:
+            return self._invalid(name, "its file is missing")
+        except inputs.InputRefused as exc:
+            return self._invalid(name, f"its file {exc.reason}")
         if not isinstance(meta, dict) or hashlib.sha256(data).hexdigest() != meta.get("sha256"):
             return self._invalid(name, "its file does not match its hash")
         reason = check(data) if check else None

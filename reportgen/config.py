@@ -5,7 +5,8 @@ import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
-from reportgen.errors import ConfigError
+from reportgen import inputs, limits, text
+from reportgen.errors import ConfigError, ReportgenError
 from reportgen.family import PROFILES
 from reportgen.provenance import source_date_epoch
 
@@ -15,10 +16,6 @@ MAX_SEED = 2**63 - 1  # torch.Generator.manual_seed takes a 64-bit integer
 MAX_THREADS = 256
 TITLE = "Why divide by √d_k? The documents' claims, measured"
 KEYWORDS = ("scaled dot-product attention", "softmax", "transformer", "fact-check", "teaching materials")
-# A logo is embedded in the HTML and both PDFs as a data: URI: these formats, this size at most.
-LOGO_TYPES = {".png": b"\x89PNG\r\n\x1a\n", ".jpg": b"\xff\xd8\xff", ".jpeg": b"\xff\xd8\xff",
-              ".gif": b"GIF8", ".svg": None}
-MAX_LOGO_BYTES = 2 * 1024 * 1024
 TEXT_KEYS = ("title", "subtitle", "author", "course", "institution")
 
 
@@ -100,66 +97,49 @@ def _check(key, value, experiments):
             raise ValueError(f"expected a string, got {value!r}")
         if key == "title" and not value.strip():
             raise ValueError("expected a non-empty title")
-        return " ".join(value.split())
+        return text.checked(value, limits.MAX_TITLE_CHARS if key == "title" else limits.MAX_TEXT_CHARS)
     if key == "keywords":
         try:
-            return _names_list(value)
+            words = _names_list(value)
         except TypeError:
             raise ValueError("expected a list of strings or a comma-separated string") from None
+        if len(words) > limits.MAX_KEYWORDS:
+            raise ValueError(f"{len(words)} keywords, over the limit of {limits.MAX_KEYWORDS}; keep the main ones")
+        return tuple(text.checked(w, limits.MAX_TEXT_CHARS) for w in words)
     if key == "logo":
         if not isinstance(value, str):
             raise ValueError(f"expected the path of an image file, got {value!r}")
-        if "\0" in value:
-            raise ValueError("the path holds a NUL character; give the path of an image file")
-        return check_logo(value) if value else value
+        return check_logo(text.path(value)) if value else value
     if key in ("cache", "fail_fast", "quiet"):
         if not isinstance(value, bool):
             raise ValueError(f"expected true or false, got {value!r}")
         return value
     if not isinstance(value, str) or not value:
         raise ValueError(f"expected a non-empty path string, got {value!r}")
-    if "\0" in value:
-        raise ValueError("the path holds a NUL character; give a plain folder path")
-    return value
-
-
-def read_logo(path):
-    """The logo's bytes, read no further than the size limit; OSError or ValueError otherwise.
-
-    A FIFO or a device (/dev/zero) is refused unread: it would block or never end.
-    """
-    if Path(path).exists() and not Path(path).is_file():
-        raise ValueError(f"{path} is not a regular file; give a local image file")
-    with open(path, "rb") as file:
-        data = file.read(MAX_LOGO_BYTES + 1)  # no further: the size is checked on what was read
-    if len(data) > MAX_LOGO_BYTES:
-        raise ValueError(f"{path} is over {MAX_LOGO_BYTES // 1024} KiB; a logo is embedded in every output, "
-                         "keep it under 2 MiB")
-    return data
+    return text.path(value)
 
 
 def check_logo(path):
-    """The logo path when it names a readable image reportgen can embed; ValueError otherwise."""
-    suffix = Path(path).suffix.lower()
-    if suffix not in LOGO_TYPES:
-        raise ValueError(f"{path}: expected a .png, .jpg, .gif or .svg file")
+    """The logo path when it names an image reportgen can embed; ValueError otherwise."""
+    from reportgen import logo
+
     try:
-        data = read_logo(path)
-    except OSError as exc:
-        raise ValueError(f"cannot read {path} ({exc.strerror or exc}); give a local image file") from None
-    magic = LOGO_TYPES[suffix]
-    looks_right = data.startswith(magic) if magic else b"<svg" in data[:4096]
-    if not looks_right:
-        raise ValueError(f"{path} is not a {suffix[1:].upper()} image")
+        logo.read(path)
+    except FileNotFoundError:
+        raise ValueError(f"cannot read {path} (it does not exist); {logo.WAY_OUT}") from None
+    except ReportgenError as exc:
+        raise ValueError(str(exc)) from None
     return path
 
 
 def read_file_table(path, explicit):
     """The [tool.reportgen] table of a TOML file (or the whole file when given by --config)."""
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read config file {path}: {exc}; check the path") from None
+        data = tomllib.loads(inputs.read_text(path, limits.MAX_CONFIG_BYTES, way_out="give a TOML config file"))
+    except inputs.InputRefused as exc:
+        raise ConfigError(f"config file {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}; check the path") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path} is not valid TOML ({exc}); fix the file or pass another --config") from None
     tool = data.get("tool", {})

@@ -13,7 +13,6 @@ from importlib import resources
 from pathlib import Path
 
 from reportgen import story
-from reportgen.config import read_logo
 from reportgen.errors import ReportgenError
 from reportgen.family import Table
 from reportgen.judge import VERDICTS, coverage, family_wise, statements, tally, verdict_counts
@@ -253,23 +252,26 @@ def _work(citation):
     return ((author[1] if author else citation[:20]).lower(), year[1] if year else "")
 
 
+def embedded_logo(path):
+    """The logo as a data: URI, read again (it may have changed since the build started)."""
+    from reportgen import logo
+
+    try:
+        mime, data = logo.read(path)
+    except (OSError, ReportgenError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else getattr(exc, "reason", exc)
+        raise ReportgenError(f"cannot read the logo {path} ({why}): it was usable when the build "
+                             "started; put it back or remove the 'logo' key") from None
+    return f"data:image/{mime};base64," + base64.b64encode(data).decode()
+
+
 def title_block(config, info, build):
     """Title page, metadata and the "how to cite" line, from the config and this build."""
     from reportgen.mathtex import plain
 
     when = datetime.datetime.fromisoformat(info["build_time"])
     own = info.get("reportgen") or {}
-    logo = ""
-    if config.logo:
-        suffix = Path(config.logo).suffix.lower().lstrip(".")
-        mime = {"jpg": "jpeg", "svg": "svg+xml"}.get(suffix, suffix)
-        try:
-            data = read_logo(config.logo)  # read again: it may have changed since the build started
-        except (OSError, ValueError) as exc:
-            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-            raise ReportgenError(f"cannot read the logo {config.logo} ({why}): it was usable when the build "
-                                 "started; put it back or remove the 'logo' key") from None
-        logo = f"data:image/{mime};base64," + base64.b64encode(data).decode()
+    logo = embedded_logo(config.logo) if config.logo else ""
     who = config.author or config.institution or "reportgen"
     commit = own.get("commit") or "commit unknown"
     parts = [f"{who} ({when.year}). {plain(config.title)}."]

@@ -5,8 +5,11 @@ changed, 1 when one did, 2 on bad input (not JSON, or not shaped like results.js
 """
 
 import json
+import math
 
 import click
+
+from reportgen import inputs, limits
 
 
 class DiffInputError(click.ClickException):
@@ -18,12 +21,45 @@ class DiffInputError(click.ClickException):
         return " ".join(self.message.split())  # always one line
 
 
+class _NotMeasurement(ValueError):
+    """A JSON number no results.json holds: NaN, an infinity, a float that overflows, a huge integer."""
+
+
+def _no_constant(name):
+    raise _NotMeasurement(f"holds {name}")
+
+
+def _finite_float(text):
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotMeasurement(f"holds the number {text[:20]}, which overflows a float")
+    return value
+
+
+def _bounded_int(text):
+    digits = len(text.lstrip("-"))
+    if digits > limits.MAX_DIFF_DIGITS:
+        raise _NotMeasurement(f"holds a {digits}-digit integer (the limit is {limits.MAX_DIFF_DIGITS} digits)")
+    return int(text)
+
+
+def _parse(path):
+    """The JSON document at path, read through inputs (bounded, regular files only)."""
+    data = inputs.read(path, limits.MAX_RESULTS_BYTES, way_out="give a results.json file")
+    return json.loads(data.decode("utf-8"), parse_constant=_no_constant, parse_float=_finite_float,
+                      parse_int=_bounded_int)
+
+
 def _load(path):
     from reportgen.drift import ResultsShapeError, validate
 
     try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
+        doc = _parse(path)
+    except inputs.InputRefused as exc:
+        raise DiffInputError(str(exc)) from None
+    except _NotMeasurement as exc:
+        raise DiffInputError(f"{path}: {exc}, which no reportgen results.json does; give a results.json "
+                             "written by reportgen build") from None
     except UnicodeDecodeError:
         raise DiffInputError(f"{path}: not JSON (not UTF-8 text)") from None
     except json.JSONDecodeError as exc:
@@ -53,10 +89,16 @@ def diff(ctx, old, new, as_json):
     """
     from reportgen import drift
 
-    result = drift.compare(_load(old), _load(new))
-    if as_json:
-        click.echo(json.dumps({"old": old, "new": new, **drift.to_json(result)}, indent=1, ensure_ascii=False))
-    else:
-        click.echo(drift.format_text(result))  # its first line: whether a verdict changed
+    before, after = _load(old), _load(new)
+    try:
+        result = drift.compare(before, after)
+        text = (json.dumps({"old": old, "new": new, **drift.to_json(result)}, indent=1, ensure_ascii=False)
+                if as_json else drift.format_text(result))  # the text's first line: whether a verdict changed
+    except (TypeError, AttributeError, KeyError, ValueError, OverflowError, RecursionError) as exc:
+        # validate checks the shape diff relies on; a value of a shape it missed is still bad input
+        raise DiffInputError(f"{old} or {new} is not shaped like a reportgen results.json "
+                             f"({type(exc).__name__}: {str(exc)[:80]}); compare two files reportgen build wrote") from None
+    click.echo(text)
+    if not as_json:
         click.echo(f"compared: {old} -> {new}")
     ctx.exit(drift.exit_code(result))

@@ -137,6 +137,9 @@ def validate(doc, label="document"):
     for name, exp in experiments.items():
         if not isinstance(exp, dict):
             raise ResultsShapeError(f"{label}: experiments.{name} is not an object")
+        paths = exp.get("nonfinite", [])
+        if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+            raise ResultsShapeError(f"{label}: experiments.{name}.nonfinite is not a list of result paths")
     claims = doc.get("claims")
     if not isinstance(claims, list):
         raise ResultsShapeError(f"{label}: no 'claims' list")

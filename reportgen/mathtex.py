@@ -169,16 +169,29 @@ def mathtext(label):
 
 @lru_cache(maxsize=None)
 def _svg(tex):
+    """ziamath's SVG of a formula, rebuilt from the SVG allow-list (safemarkup)."""
     import ziamath
+    from latex2mathml.converter import convert
 
-    return ziamath.Math.fromlatex(tex, size=PX_PER_EM).svg()
+    from reportgen import safemarkup
+
+    # ziamath parses through latex2mathml too: raw markup from \\text{<…>} made it fail halfway
+    # and leave state behind that changed every later formula's width. Such LaTeX never gets there.
+    safemarkup.mathml(convert(tex))
+    return safemarkup.svg(ziamath.Math.fromlatex(tex, size=PX_PER_EM).svg())
 
 
 def math_img(tex, display=False):
-    """An <img> holding the typeset formula, sized in em and sat on the text baseline."""
-    svg = _svg(tex)
-    head = re.search(r'width="([\d.]+)" height="([\d.]+)" viewBox="([-\d.]+) ([-\d.]+)', svg)
-    width, height, top = float(head[1]), float(head[2]), float(head[4])
+    """An <img> holding the typeset formula, sized in em and sat on the text baseline;
+    the formula's source as text when ziamath cannot set it."""
+    try:
+        svg = _svg(tex)
+    except Exception:  # noqa: BLE001 (ziamath fails in many ways on LaTeX it does not know)
+        return as_typed(tex)
+    size = _svg_size(svg)
+    if size is None:
+        return as_typed(tex)
+    width, height, top = size
     depth = height + top  # the part below the baseline (viewBox starts at -ascent)
     data = base64.b64encode(svg.encode()).decode()
     cls = "math display" if display else "math"
@@ -192,12 +205,34 @@ def math_img(tex, display=False):
     )
 
 
+def _svg_size(svg):
+    """(width, height, top of the viewBox) of the outer <svg>, or None."""
+    head = svg[: svg.find(">")]
+    width, height = re.search(r' width="([\d.]+)"', head), re.search(r' height="([\d.]+)"', head)
+    box = re.search(r' viewBox="[-\d.]+ ([-\d.]+)', head)
+    if not (width and height and box):
+        return None
+    return float(width[1]), float(height[1]), float(box[1])
+
+
+def as_typed(tex):
+    """A formula no typesetter could set safely, shown as its source text."""
+    return Markup('<code class="tex">{}</code>').format(tex)
+
+
 @lru_cache(maxsize=None)
 def mathml(tex, display=False):
-    """MathML for a LaTeX formula (latex2mathml), as a browser lays it out."""
+    """MathML for a LaTeX formula (latex2mathml), rebuilt from the MathML allow-list: raw
+    markup inside \\text{…}, links and event handlers never reach the page."""
     from latex2mathml.converter import convert
 
-    return Markup(convert(tex, display="block" if display else "inline"))
+    from reportgen import safemarkup
+
+    mode = "block" if display else "inline"
+    try:
+        return safemarkup.mathml(convert(tex, display=mode))
+    except Exception:  # noqa: BLE001 (not well-formed, or latex2mathml gave up): the source as text
+        return Markup('<math display="{}"><mtext>{}</mtext></math>').format(mode, tex)
 
 
 def formula(tex, display=False, medium="screen"):

@@ -125,11 +125,16 @@ def compute(run, params, config, device, progress):
 
 
 def fresh_run(experiment, digest, results, store, seconds):
-    """The Run of freshly computed results, stored in the cache (a refusal is a warning)."""
-    entry = {"computed_at": build_time().isoformat(), "results": results}
-    store.store(experiment.name, digest, entry)
+    """The Run of freshly computed results, stored in the cache (a refusal is a warning).
+
+    The entry keeps the real time: SOURCE_DATE_EPOCH dates this build, and stuck in the cache
+    it dated later plain builds too ("built 1970-01-01")."""
+    import datetime
+
+    now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+    store.store(experiment.name, digest, {"computed_at": now.isoformat(), "results": results})
     return Run(experiment, results=results, seconds=seconds, nonfinite=tuple(nonfinite_paths(results)),
-               computed_at=entry["computed_at"])
+               computed_at=build_time().isoformat())
 
 
 def _compute_registered(name, config, device):
@@ -426,6 +431,9 @@ def build(config, progress, catalog=None, families=None):
     from reportgen.drawing import Drawer
     from reportgen.experiments import EXPERIMENTS
 
+    from reportgen import liblog
+
+    liblog.route(progress)
     catalog = catalog or claims.catalog()
     families = families or EXPERIMENTS
     timings = {}

@@ -17,6 +17,7 @@ import os
 import signal
 from pathlib import Path
 
+from reportgen import inputs, limits, lock
 from reportgen.atomic import remove_leftovers, write_atomic
 from reportgen.errors import Terminated
 
@@ -44,11 +45,23 @@ def _staged(folder, name):
     return folder / f".{name}{STAGED}"
 
 
-def publish(folder, files, build):
-    """Replace the output set in `folder` by `files` ({name: bytes or str}) of one build."""
-    stop_if_signalled()  # the last gate before the output folder changes
+def publish(folder, files, build, say=None):
+    """Replace the output set in `folder` by `files` ({name: bytes or str}) of one build,
+    holding the folder's lock (another build's publishing is waited for; `say` tells)."""
+    stop_if_signalled()
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
+    with lock.held(folder, say):
+        stop_if_signalled()  # the last gate before the output folder changes
+        return _replace_set(folder, files, build)
+
+
+def committed(folder):
+    """Whether a publish into `folder` got past its commit point without finishing."""
+    return (Path(folder) / JOURNAL).exists()
+
+
+def _replace_set(folder, files, build):
     recover(folder)
     data = {name: d.encode("utf-8") if isinstance(d, str) else d for name, d in files.items()}
     manifest = {
@@ -74,7 +87,7 @@ def publish(folder, files, build):
 
 def _apply(folder):
     """Carry out the journal: staged files over their names (manifest last), stale ones removed."""
-    journal = json.loads((folder / JOURNAL).read_text(encoding="utf-8"))
+    journal = json.loads(inputs.read(folder / JOURNAL, limits.MAX_JOURNAL_BYTES, follow=False))
     names = [n for n in journal["rename"] if n != MANIFEST] + [n for n in journal["rename"] if n == MANIFEST]
     for name in names:
         if _safe_name(name) and _staged(folder, name).exists():
@@ -93,9 +106,12 @@ def recover(folder):
     """Finish an interrupted swap, or drop the staged files of a build that never committed."""
     folder = Path(folder)
     journal = folder / JOURNAL
-    if journal.exists():
+    if journal.exists() or journal.is_symlink():
         try:
             _apply(folder)
+        except inputs.InputRefused as exc:
+            raise inputs.InputRefused(exc.path, f"{exc.reason}, so reportgen did not write it",
+                                      "remove it and build again (the report files beside it are untouched)") from None
         except (ValueError, KeyError, TypeError, AttributeError):
             journal.unlink(missing_ok=True)  # a torn journal: the commit never happened
     for leftover in folder.glob(f".*{STAGED}"):

@@ -253,12 +253,19 @@ def write(sections, catalog, info, config, timings, store, progress=None):
             files["report.pdf"], files["report-handout.pdf"] = both["report"], both["handout"]
             timings["pdf"] = time.perf_counter() - stage
     try:
-        return publish(out, files, build)
+        return publish(out, files, build, progress.warn)
     except OSError as exc:
-        raise ReportgenError(
-            f"cannot write the report into {out}: {exc.strerror or exc}; the previous report there is "
-            "unchanged; free space or choose another --output"
-        ) from None
+        raise ReportgenError(f"cannot write the report into {out}: {exc.strerror or exc}; {_state_of(out)}; "
+                             "free space or choose another --output") from None
+
+
+def _state_of(out):
+    """What a failed publish left in `out`, said truly: unchanged only when it is."""
+    from reportgen.publish import committed
+
+    if committed(out):
+        return "the new report is committed but not all in place; the next build there finishes it"
+    return "the previous report there is unchanged"
 
 
 __all__ = ["VERDICTS", "results_document", "render_html", "render_pdf", "write"]

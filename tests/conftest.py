@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 import sys
 import threading
 from pathlib import Path
@@ -113,6 +114,9 @@ def source_date_epoch():
     """SOURCE_DATE_EPOCH for every build of the session, in-process and in subprocesses."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("SOURCE_DATE_EPOCH", EPOCH)
+        # The cache's MAC key: never the user's own state folder (tests write no home files).
+        mp.setenv("REPORTGEN_CACHE_KEY", "reportgen-test-session-key")
+        mp.setenv("XDG_STATE_HOME", str(Path(tempfile.mkdtemp(prefix="reportgen-state-"))))
         yield EPOCH
 
 
@@ -182,11 +186,13 @@ def describe(result):
 
 
 def snapshot(folder):
-    """{relative path: bytes} of every file under folder (empty when it does not exist)."""
+    """{relative path: bytes} of every file under folder (empty when it does not exist), but the
+    build lock (.reportgen-lock: an empty file a build leaves on purpose, never removed)."""
     folder = Path(folder)
     if not folder.exists():
         return {}
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and p.name != ".reportgen-lock"}
 
 
 def write_placeholder_output(root):
@@ -326,8 +332,9 @@ def start_fresh_build(config, tmp_path_factory):
 
 
 @pytest.fixture(scope="session", autouse=True)
-def early_fresh_build(request, tmp_path_factory):
-    """Start the background build at the session's first test when a test will want it."""
+def early_fresh_build(request, tmp_path_factory, source_date_epoch):
+    """Start the background build at the session's first test when a test will want it (after the
+    session's environment is set: the build must not make a cache key in the real home)."""
     if any("fresh_build" in getattr(item, "fixturenames", ()) for item in request.session.items):
         start_fresh_build(request.config, tmp_path_factory)
 

@@ -33,7 +33,8 @@ needs_pdf = pytest.mark.skipif(not pdf_supported(), reason="WeasyPrint (Pango) i
 
 def stray_files(folder):
     """Files under folder that are not finished outputs (temporary or staged files of a write)."""
-    return [p.name for p in Path(folder).iterdir() if p.name not in (*OUTPUT_NAMES, ".reportgen-manifest.json")]
+    kept = (*OUTPUT_NAMES, ".reportgen-manifest.json", ".reportgen-lock")  # the lock file stays, empty
+    return [p.name for p in Path(folder).iterdir() if p.name not in kept]
 
 
 # --- reproducibility -------------------------------------------------------------------

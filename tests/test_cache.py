@@ -180,8 +180,8 @@ def test_load_missing_or_under_another_key(tmp_path):
     assert store.load("exp", "a" * 32) is None
 
 
-GARBAGE = [b"{ not json", b"", b"\xff\xfe\x00", b"[1, 2, 3]", b'{"format": 2, "key": "other", "payload": {}}',
-           b"null", b'{"format": 2, "key": "%s", "sha256": "0", "payload": {"x": 1}}' % (b"a" * 32)]
+GARBAGE = [b"{ not json", b"", b"\xff\xfe\x00", b"[1, 2, 3]", b'{"format": 3, "key": "other", "payload": {}}',
+           b"null", b'{"format": 3, "key": "%s", "mac": "0", "payload": {"x": 1}}' % (b"a" * 32)]
 
 
 def test_entry_of_another_version_is_a_quiet_miss(tmp_path):

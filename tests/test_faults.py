@@ -49,8 +49,8 @@ def entry_path(folder, name, digest):
 
 
 def plant(folder, name, digest, payload):
-    """A cache entry with a correct key and content hash: what a hostile cache can forge."""
-    entry = {"format": cache.FORMAT, "key": digest, "sha256": cache._payload_hash(payload), "payload": payload}
+    """A cache entry with a correct key and MAC: what a hostile holder of the cache key could forge."""
+    entry = {"format": cache.FORMAT, "key": digest, "mac": cache.mac(digest, payload), "payload": payload}
     entry_path(folder, name, digest).write_text(json.dumps(entry))
 
 
@@ -188,7 +188,7 @@ def test_deeply_nested_entry_is_a_miss(warm_dir):
     digest = cache.key(experiment, experiment.params["quick"], 0, "cpu/1")
     deep = "[" * 100_000 + "]" * 100_000
     entry_path(warm_dir / ".reportgen-cache", "worked", digest).write_text(
-        '{"format": 2, "key": "%s", "sha256": "x", "payload": %s}' % (digest, deep))
+        '{"format": %d, "key": "%s", "mac": "x", "payload": %s}' % (cache.FORMAT, digest, deep))
     result = invoke(RUN, warm_dir)
     assert_clean(result)
     assert "ran 1 of 1, 0 from cache" in result.stdout

@@ -1,0 +1,127 @@
+"""Markup rebuilt from an allow-list: what a library typesets from user text is never trusted.
+
+latex2mathml copies `\\text{…}` into its output as raw markup and turns `\\href{…}` into a
+link; ziamath's SVG and a logo's SVG are XML from outside reportgen too. Each is parsed as
+XML and written again here: only the elements and attributes listed below, every text node
+and attribute value escaped, no link leaving the document, no event handler, no style that
+fetches. Anything else (an unknown element, a `<script>`, text that is not well-formed XML)
+is dropped with its content; in strict mode (the typeset math) anything dropped refuses the
+whole fragment instead, and the caller shows the formula's source as text.
+"""
+
+import re
+import xml.etree.ElementTree as ET
+
+from markupsafe import Markup, escape
+
+MATHML_NS = "http://www.w3.org/1998/Math/MathML"
+SVG_NS = "http://www.w3.org/2000/svg"
+XLINK_NS = "http://www.w3.org/1999/xlink"
+
+# Presentation MathML (MathML Core, https://www.w3.org/TR/mathml-core/ §3), less the link attributes.
+MATHML_ELEMENTS = frozenset("""
+    math mrow mi mn mo ms mtext mspace msub msup msubsup mfrac msqrt mroot mstyle merror mpadded
+    mphantom munder mover munderover mtable mtr mtd mlabeledtr menclose mfenced mmultiscripts
+    mprescripts none semantics annotation
+""".split())
+MATHML_ATTRIBUTES = frozenset("""
+    display mathvariant mathsize stretchy fence separator lspace rspace minsize maxsize symmetric
+    largeop movablelimits accent accentunder linethickness columnalign rowalign columnspacing
+    rowspacing columnlines rowlines frame width height depth voffset notation displaystyle
+    scriptlevel open close separators form columnspan rowspan align encoding mathcolor
+    mathbackground
+""".split())
+# Static SVG drawing (SVG 1.1 shapes, text, paint servers); no script, foreignObject, image,
+# animation or a (which would carry links).
+SVG_ELEMENTS = frozenset("""
+    svg g defs symbol use path rect circle ellipse line polyline polygon text tspan title desc
+    linearGradient radialGradient stop clipPath mask pattern
+""".split())
+SVG_ATTRIBUTES = frozenset("""
+    id class viewBox width height x y x1 y1 x2 y2 cx cy r rx ry d points transform fill stroke
+    stroke-width stroke-linecap stroke-linejoin stroke-miterlimit stroke-dasharray stroke-dashoffset
+    stroke-opacity fill-opacity fill-rule clip-rule opacity font-family font-size font-weight
+    font-style text-anchor dominant-baseline dx dy gradientUnits gradientTransform offset stop-color
+    stop-opacity clip-path clipPathUnits mask maskUnits patternUnits preserveAspectRatio
+    version xml:space href
+""".split())
+# A value is words, numbers, colours, lengths and path data: nothing that ends an attribute,
+# calls a function (url(), expression()) or names a scheme (javascript:).
+SAFE_VALUE = re.compile(r"[\w\s#.,%+\-*/()'\"]*")
+LOCAL_REF = re.compile(r"#[A-Za-z_][\w.-]*")
+URL_CALL = re.compile(r"url\(\s*(?!#)", re.I)  # url(#id) refers inside the SVG; any other fetches
+FUNCTION = re.compile(r"([A-Za-z-]+)\s*\(")
+SAFE_FUNCTIONS = {"translate", "matrix", "scale", "rotate", "skewx", "skewy", "url", "rgb", "rgba"}
+
+
+class Unsafe(ValueError):
+    """Markup that cannot be rebuilt safely (not XML, or not the kind expected)."""
+
+
+def _local(name):
+    """An element or attribute name without its namespace; xlink:href is plain href."""
+    return name.rsplit("}", 1)[-1] if name.startswith("{") else name
+
+
+def _value_ok(name, value):
+    if name == "href":
+        return bool(LOCAL_REF.fullmatch(value))  # a <use> of a glyph defined in the same SVG
+    calls = {c.lower() for c in FUNCTION.findall(value)}
+    if URL_CALL.search(value) or not calls <= SAFE_FUNCTIONS:
+        return False
+    return ":" not in value and bool(SAFE_VALUE.fullmatch(value))
+
+
+def _attributes(element, allowed, strict):
+    out = []
+    for raw, value in sorted(element.attrib.items()):
+        name = _local(raw)
+        if raw == "{http://www.w3.org/XML/1998/namespace}space":
+            name = "xml:space"
+        if name in allowed and not name.lower().startswith("on") and _value_ok(name, value):
+            out.append(Markup(' {}="{}"').format(Markup(name), value))
+        elif strict:
+            raise Unsafe(f"attribute {name}={value!r} is not allowed")
+    return Markup("").join(out)
+
+
+def _rebuild(element, elements, attributes, strict, root_xmlns=None):
+    """The element again from the allow-lists; an element not listed is dropped whole (strict: Unsafe)."""
+    name = _local(element.tag)
+    if name not in elements:
+        if strict:
+            raise Unsafe(f"element <{name}> is not allowed")
+        return Markup("")
+    xmlns = Markup(' xmlns="{}"').format(root_xmlns) if root_xmlns else Markup("")
+    inner = escape(element.text or "")
+    for child in element:
+        inner += _rebuild(child, elements, attributes, strict) + escape(child.tail or "")
+    head = Markup("<{}{}{}>").format(Markup(name), xmlns, _attributes(element, attributes, strict))
+    return head + inner + Markup("</{}>").format(Markup(name))
+
+
+def _parse(text, root):
+    try:
+        element = ET.fromstring(text)
+    except (ET.ParseError, ValueError) as exc:
+        raise Unsafe(f"not well-formed XML ({exc})") from None
+    if _local(element.tag) != root:
+        raise Unsafe(f"the outer element is <{_local(element.tag)}>, not <{root}>")
+    return element
+
+
+def mathml(text):
+    """MathML markup rebuilt from the allow-list; Unsafe when anything falls outside it."""
+    return _rebuild(_parse(text, "math"), MATHML_ELEMENTS, MATHML_ATTRIBUTES, True, MATHML_NS)
+
+
+def svg(text, strict=True):
+    """SVG markup rebuilt from the allow-list (links only to its own ids); Unsafe when it is not
+    SVG, or (strict) when anything falls outside the allow-list, which is otherwise dropped."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError:
+            raise Unsafe("not UTF-8 text") from None
+    element = _parse(re.sub(r"^\s*<\?xml[^>]*\?>", "", text), "svg")
+    return str(_rebuild(element, SVG_ELEMENTS, SVG_ATTRIBUTES, strict, SVG_NS))

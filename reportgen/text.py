@@ -1,0 +1,57 @@
+"""Config strings checked as text: no control characters, bounded lengths, paths spelled out.
+
+A NUL or an ESC in a title reached the HTML, the PDF metadata and the terminal (186 raw
+escape sequences under -q); `figures = "~"` made a folder named `~`; an output folder name
+longer than the file system allows was found only after all the work. Each is now a
+ValueError naming the problem, which config turns into one line with the key (exit 2).
+"""
+
+import os
+import re
+import unicodedata
+
+from reportgen import limits
+
+NAME_MAX = 255  # bytes in one file name on Linux file systems (ext4, xfs, tmpfs)
+# Bidirectional overrides and isolates reorder what a reader sees (CVE-2021-42574, "Trojan Source").
+BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _control(value):
+    """The first control character in value (tab and newlines aside), or None."""
+    for char in value:
+        if char not in "\t\n\r" and (unicodedata.category(char) == "Cc" or char in BIDI):
+            return char
+    return None
+
+
+def _named(char):
+    return "a NUL character (U+0000)" if char == "\0" else f"a control character (U+{ord(char):04X})"
+
+
+def checked(value, limit):
+    """A config string as one line of text: control characters refused, length bounded."""
+    bad = _control(value)
+    if bad is not None:
+        raise ValueError(f"holds {_named(bad)}; remove it (write plain text)")
+    if len(value) > limit:
+        raise ValueError(f"is {len(value)} characters, over the limit of {limit}; shorten it")
+    return " ".join(value.split())
+
+
+def path(value):
+    """A path setting with `~` expanded; control characters, an unknown ~user and names too long refused."""
+    bad = _control(value)
+    if bad is not None:
+        raise ValueError(f"the path holds {_named(bad)}; give a plain path")
+    expanded = os.path.expanduser(value)
+    if expanded.startswith("~"):
+        raise ValueError(f"cannot expand {value.split('/')[0]!r} (no such user); write the path out in full")
+    size = len(os.fsencode(expanded))
+    if size > limits.MAX_PATH_BYTES:
+        raise ValueError(f"the path is {size} bytes, over the limit of {limits.MAX_PATH_BYTES}; use a shorter one")
+    for part in re.split(r"/+", expanded):
+        if len(os.fsencode(part)) > NAME_MAX:
+            raise ValueError(f"the name {part[:24]}… is {len(os.fsencode(part))} bytes, over the file system's "
+                             f"limit of {NAME_MAX}; use a shorter one")
+    return expanded
