@@ -77,10 +77,11 @@ def test_002_percentages(results, judged):
 
 
 def test_002_dimension_products(judged):
-    """0.707² × 17.33 = 8.662 → 8.66; 0.577² × 52.33 = 17.422, not 17.44 (52.33/3 = 17.443 is)."""
+    """0.707² × 17.33 = 8.662 → 8.66; 0.577² × 52.33 = 17.422, but 52.33/3 = 17.443 → 17.44 with
+    0.577 read as the display of 1/√3 (a reading the exact rule accepts)."""
     expected = {
         "002.ex-dims-2d-new": judge.CONFIRMED,
-        "002.ex-dims-3d-new": judge.CONTRADICTED,
+        "002.ex-dims-3d-new": judge.CONFIRMED,
         "002.ex-dims-2d-approx": judge.CONTRADICTED,  # 53% of 16.33
         "002.ex-dims-3d-approx": judge.CONFIRMED,  # 107% of 16.33
         "002.ex-dims-3d-ratio": judge.CONFIRMED,  # 52.33/16.33 = 3.20
