@@ -209,6 +209,21 @@ def _associate(table, head, body, group_headers, ids):
                 element.A.Headers = pikepdf.Array(headers)
 
 
+def _join(fragment, into):
+    """Move a fragment without rows (a caption left alone at the foot of a page) into the next
+    fragment of its table: a /Table with no /TR has no structure to determine (PDF/UA-1 7.5)."""
+    import pikepdf
+
+    kids = _kids(fragment)
+    for kid in kids:
+        kid.P = into
+    into.K = pikepdf.Array(kids + _kids(into))
+    parent = fragment.P
+    siblings = parent.K if isinstance(parent.K, pikepdf.Array) else [parent.K]
+    parent.K = pikepdf.Array([k for k in siblings if not (isinstance(k, pikepdf.Dictionary)
+                                                          and k.objgen == fragment.objgen)])
+
+
 def _id_tree(pdf, root, ids):
     """Register every element identifier in the structure tree's /IDTree (PDF 1.7 §14.7.2):
     /Headers names its cells by identifier, and this is where a reader looks them up."""
@@ -229,9 +244,13 @@ def associate_headers(pdf_bytes, html, name="the PDF"):
         root = pdf.Root.get("/StructTreeRoot")
         if root is None:
             return pdf_bytes
-        group_headers, ids = {}, {}
-        for _, table, head, body in _fragments(_struct_tables(root, ids), html_tables(html), name):
+        group_headers, ids, rowless = {}, {}, []
+        for fragment, table, head, body in _fragments(_struct_tables(root, ids), html_tables(html), name):
             _associate(table, head, body, group_headers, ids)
+            if rowless and rowless[-1][1] is table:
+                _join(rowless.pop()[0], fragment)
+            if not head and not body:
+                rowless.append((fragment, table))
         _id_tree(pdf, root, ids)
         out = io.BytesIO()
         # deterministic_id keeps the first /ID (WeasyPrint's, from the content) and derives the

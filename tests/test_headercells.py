@@ -20,7 +20,7 @@ ROWS = 14  # rows per group: the second group runs onto the next page
 PAGE = """<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>t</title>
 <style>@page {{ size: 12cm 9cm; margin: 1cm }} tr {{ break-inside: avoid }}</style></head><body>
 <table><tr><th scope="row">Build</th><td>abc</td></tr><tr><th scope="row">Seed</th><td>0</td></tr></table>
-<table><thead><tr><th scope="col">Statement</th><th scope="col">Documented</th></tr></thead>
+<table><caption>Claims</caption><thead><tr><th scope="col">Statement</th><th scope="col">Documented</th></tr></thead>
 {groups}</table></body></html>"""
 
 
@@ -100,3 +100,27 @@ def test_a_table_that_does_not_line_up_is_an_error(raw):
     _, before = raw
     with pytest.raises(ReportgenError, match="does not match the HTML"):
         associate_headers(before, page(groups=1))
+
+
+def test_a_caption_left_alone_on_a_page_joins_its_table(raw):
+    """WeasyPrint can tag a caption at the foot of a page as a table of its own, with no rows;
+    it becomes part of the table's next fragment, and the empty table goes."""
+    from reportgen.headercells import _kids, _struct_tables, associate_headers
+
+    html, before = raw
+    with pikepdf.open(io.BytesIO(before)) as pdf:  # make that happen: the caption alone, before its table
+        claims = _struct_tables(pdf.Root.StructTreeRoot, {})[1]
+        caption, *rest = _kids(claims)
+        alone = pdf.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.StructElem, S=pikepdf.Name.Table,
+                                                     P=claims.P, K=pikepdf.Array([caption])))
+        caption.P, claims.K = alone, pikepdf.Array(rest)
+        siblings = list(claims.P.K)
+        at = next(i for i, k in enumerate(siblings) if k.objgen == claims.objgen)
+        claims.P.K = pikepdf.Array(siblings[:at] + [alone] + siblings[at:])
+        split = io.BytesIO()
+        pdf.save(split)
+    with pikepdf.open(io.BytesIO(associate_headers(split.getvalue(), html))) as pdf:
+        tables = _struct_tables(pdf.Root.StructTreeRoot, {})
+        roles = [[str(k.S) for k in _kids(t)] for t in tables]
+        assert roles[1][:2] == ["/Caption", "/THead"] and ["/Caption"] not in roles, roles
+        assert _kids(tables[1])[0].P.objgen == tables[1].objgen
