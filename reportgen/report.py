@@ -137,6 +137,8 @@ def render_pdf(html, results_json, info):
     import weasyprint
     from weasyprint.urls import URLFetcher
 
+    from reportgen import headercells
+
     when = datetime.datetime.fromisoformat(info["build_time"])
     fetcher = URLFetcher(allowed_protocols=("data",))  # the report embeds everything it shows
     attachment = weasyprint.Attachment(
@@ -156,14 +158,19 @@ def render_pdf(html, results_json, info):
         document = weasyprint.HTML(string=html, url_fetcher=fetcher, base_url=".")
         # PDF/UA-1: a structure tree (headings, lists, tables with headers, figures with
         # their alt text), the language, the title shown, XMP metadata.
-        return document.write_pdf(attachments=[attachment], pdf_identifier=identifier, pdf_variant="pdf/ua-1")
+        pdf = document.write_pdf(attachments=[attachment], pdf_identifier=identifier, pdf_variant="pdf/ua-1")
+        # ... and each table header cell with its scope, which WeasyPrint leaves out.
+        return headercells.associate_headers(pdf, html)
 
 
 def pdf_key(html, results_json):
     """Hash of everything the PDF depends on: the HTML, the JSON it carries, every template
-    and stylesheet, the code that renders it, and the WeasyPrint version."""
+    and stylesheet, the code that renders it and post-processes it, and the versions of
+    WeasyPrint and of pikepdf (which writes the final file)."""
     import hashlib
     from importlib import metadata
+
+    from reportgen import headercells
 
     digest = hashlib.sha256(html.encode() + b"\0" + results_json)
     folder = templates()
@@ -171,7 +178,9 @@ def pdf_key(html, results_json):
         if item.is_file() and not item.name.endswith((".py", ".pyc")):
             digest.update(item.name.encode() + b"\0" + item.read_bytes())
     digest.update(Path(__file__).read_bytes())
-    digest.update(metadata.version("weasyprint").encode())
+    digest.update(Path(headercells.__file__).read_bytes())
+    for package in ("weasyprint", "pikepdf"):
+        digest.update(metadata.version(package).encode() + b"\0")
     return digest.hexdigest()[:32]
 
 

