@@ -2,7 +2,6 @@
 
 import importlib
 import math
-import pkgutil
 
 import pytest
 from conftest import judged_claims, quick_results
@@ -162,23 +161,11 @@ def test_jacobian_norms_match_the_explicit_jacobian():
 
 
 def _family_parts():
-    """{section title: its PART_ headings} for every experiment family, package or (unconverted) module."""
+    """{section title: its PART_ headings} for every experiment family."""
     out = {}
-    for info in pkgutil.iter_modules(experiments.__path__):
-        try:
-            module = importlib.import_module(f"reportgen.experiments.{info.name}")
-        except ImportError:
-            continue
-        experiment = getattr(module, "EXPERIMENT", None)
-        if experiment is None:
-            continue
-        holders = [module]
-        if not info.ispkg:
-            try:
-                holders.append(importlib.import_module(f"reportgen.experiments.{info.name}_report"))
-            except ModuleNotFoundError:
-                pass
-        out[experiment.title] = {getattr(h, n) for h in holders for n in dir(h) if n.startswith("PART_")}
+    for experiment in experiments.EXPERIMENTS.values():
+        module = importlib.import_module(f"reportgen.experiments.{experiment.name}")
+        out[experiment.title] = {getattr(module, n) for n in dir(module) if n.startswith("PART_")}
     return out
 
 
@@ -197,15 +184,9 @@ def test_pointed_to_sections_check_the_statement():
     """A statement listed as checked elsewhere has a claim of its document section in that family."""
     families = {e.title: e.name for e in experiments.EXPERIMENTS.values()}
     catalog = claims.catalog()
-    unconverted = []
     for source, statement, place in tables.ELSEWHERE:
         name = families[place.partition(" › ")[0]]
         cited = {(c.doc, c.section) for c in catalog.of_family(name)}
-        if not cited:
-            unconverted.append(name)  # MIGRATION: that family's claims are not data yet
-            continue
         # A claim of the section or of a sub-part of it ('Summary (Key takeaway)').
         assert any(doc == source.doc and section.startswith(source.section) for doc, section in cited), (
             statement, place)
-    if unconverted:
-        pytest.skip(f"families without claims data yet: {', '.join(sorted(set(unconverted)))}")
