@@ -166,3 +166,13 @@ def test_interval_claims_use_the_report_level(catalog):
               and not c.measure.startswith("lm.battery_")
               and not (c.measure == "variance.range_max" and "one-sided" in c.justification)]
     assert not others
+
+
+def test_contributing_documents_every_kind_rule_and_key():
+    """CONTRIBUTING names every kind, rule and key the claims loader accepts."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    accepted = claims.KINDS + claims.RULES + claims.REQUIRED + claims.OPTIONAL
+    missing = [name for name in accepted if f"`{name}`" not in text]
+    assert not missing, f"CONTRIBUTING.md does not document: {missing}"
