@@ -22,7 +22,9 @@ ERRORS = ("contradicted",)  # verdicts that say a document is wrong (material or
 IN_PART = ("partly",)  # verdicts that say it is right in some setups only
 UNSETTLED = ("inconclusive", "unverifiable")  # verdicts that leave the statement open
 # What every page of a build of these profiles says about itself: its sizes decide nothing.
-PROFILE_WARNINGS = {"quick": "Quick profile: sizes too small for the verdicts to be relied on."}
+# (the title page's sentence, the short line every PDF page repeats in its margin)
+PROFILE_WARNINGS = {"quick": ("Quick profile: sizes too small for the verdicts to be relied on.",
+                              "Quick profile: not to be relied on")}
 
 
 def severity(j):
@@ -295,7 +297,8 @@ def title_block(config, info, build):
         "year": when.year,
         "build": build,
         "cite": " ".join(parts),
-        "profile_warning": PROFILE_WARNINGS.get(info["profile"], ""),
+        "profile_warning": PROFILE_WARNINGS.get(info["profile"], ("", ""))[0],
+        "profile_running": PROFILE_WARNINGS.get(info["profile"], ("", ""))[1],
     }
 
 
