@@ -262,7 +262,8 @@ def write(sections, catalog, info, config, timings, store, progress=None):
             files["report.pdf"], files["report-handout.pdf"] = both["report"], both["handout"]
             timings["pdf"] = time.perf_counter() - stage
     try:
-        return publish(out, files, build, progress.warn)
+        scope = {"experiments": [s.experiment.name for s in sections], "formats": list(config.format)}
+        return publish(out, files, build, progress.warn, scope)
     except OSError as exc:
         raise ReportgenError(f"cannot write the report into {out}: {exc.strerror or exc}; {_state_of(out)}; "
                              "free space or choose another --output") from None

@@ -143,7 +143,7 @@ def test_corrupted_cached_pdf_is_never_published(pdf_build_dir, damage):
     pdf_build_dir holds a `--only PDF_FAMILY` build (the cheapest PDF to render again) with its
     PDFs in the render cache, as the first build here would leave them."""
     warm_dir = pdf_build_dir
-    args = ["build", "--profile", "quick", "--only", PDF_FAMILY, "--format", "pdf", "-q"]
+    args = ["build", "--profile", "quick", "--only", PDF_FAMILY, "--format", "pdf", "--replace", "-q"]
     assert_clean(invoke(args, warm_dir))
     good = (warm_dir / "output" / "report.pdf").read_bytes()
     (pdf,) = (warm_dir / ".reportgen-cache").glob("report-*.bin")
