@@ -210,7 +210,8 @@ def pdfs(named, results_json, info, store, attach=("report", "handout")):
     """{name: PDF bytes} for {name: print HTML}, each cached on its own HTML.
 
     The PDFs are independent renders: the largest is rendered here while worker processes
-    (one per spare core) take the others, largest first (WeasyPrint holds the GIL). The
+    (one per spare core) take the others, largest first (WeasyPrint holds the GIL); this
+    process then takes, smallest first, those no worker has begun. The
     PDFs named in `attach` then get results.json attached.
     """
     from reportgen.cache import check_pdf
@@ -222,7 +223,12 @@ def pdfs(named, results_json, info, store, attach=("report", "handout")):
     try:
         if todo:
             out[todo[0]] = render_pdf(named[todo[0]], info)
+        for name in reversed(list(elsewhere)):  # then take the smallest the workers have not begun
+            if elsewhere[name].cancel():
+                out[name] = render_pdf(named[name], info)
         for name, future in elsewhere.items():
+            if future.cancelled():
+                continue
             try:
                 out[name] = future.result()
             except Exception:  # a worker that died: render it here
