@@ -209,6 +209,8 @@ def main(ctx):
               help="Comma-separated outputs besides results.json: html, pdf (report.pdf and report-handout.pdf); default both.")
 @click.option("--output", type=click.Path(file_okay=False), help="Output folder (default output/).")
 @click.option("--fail-fast", is_flag=True, default=None, help="Stop at the first failing experiment.")
+@click.option("--replace", is_flag=True, default=None,
+              help="Let an --only or --format build replace a fuller one in the output folder (refused otherwise).")
 @guarded
 def build(config_file, format_, **flags):
     """Run the experiments and write report.html, report.pdf, report-handout.pdf and results.json."""

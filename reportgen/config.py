@@ -32,6 +32,7 @@ class BuildConfig:
     threads: int = 1  # torch CPU threads; 1 avoids OpenMP spin contention on shared small machines
     cache: bool = True  # false: recompute everything (and refresh the cache)
     fail_fast: bool = False  # stop at the first failing experiment
+    replace: bool = False  # let a partial build (only, format) replace a fuller set in the output folder
     quiet: bool = False  # no progress output, only errors and the summary line
     # What the title page, the PDF metadata and "how to cite" say (no flags: set them in the file).
     title: str = TITLE  # the report's title (may hold √d_k, d_k and other plain-text math)
@@ -110,7 +111,7 @@ def _check(key, value, experiments):
         if not isinstance(value, str):
             raise ValueError(f"expected the path of an image file, got {value!r}")
         return check_logo(text.path(value)) if value else value
-    if key in ("cache", "fail_fast", "quiet"):
+    if key in ("cache", "fail_fast", "quiet", "replace"):
         if not isinstance(value, bool):
             raise ValueError(f"expected true or false, got {value!r}")
         return value

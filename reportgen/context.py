@@ -12,7 +12,7 @@ import tomllib
 from importlib import resources
 from pathlib import Path
 
-from reportgen import story
+from reportgen import errata, story
 from reportgen.errors import ReportgenError
 from reportgen.family import Table
 from reportgen.judge import VERDICTS, coverage, family_wise, statements, tally, verdict_counts
@@ -125,11 +125,13 @@ def chapters_and_appendix(sections, config):
                 label = f"A{claims_no}"
                 mine = [claim_row(j, label) for j in judged]
                 rows.update((r["id"], r) for r in mine)
+                docs = sorted({r["doc"] for r in mine})
                 item = {"number": label, "table": table, "claims": mine, "counts": verdict_counts(judged),
-                        "part": part.get("number", ""), "passages": passages(mine)}
+                        "part": part.get("number", ""), "passages": passages(mine), "docs": docs,
+                        "chapter": number, "chapter_slug": s.experiment.name}
                 group["tables"].append(item)
                 tables.append({"number": label, "table": table, "claims": mine, "pointer": True,
-                               "counts": item["counts"]})
+                               "counts": item["counts"], "docs": docs})
             part["figures"], part["tables"] = figures, tables
         if group["tables"]:
             appendix.append(group)
@@ -144,6 +146,7 @@ def chapters_and_appendix(sections, config):
             "parts": list(parts.values()),
             "counts": verdict_counts(s.judged),
             "claim_tables": [t["number"] for t in group["tables"]],
+            "claim_docs": sorted({d for t in group["tables"] for d in t["docs"]}),
         })
     return chapters, appendix, rows
 
@@ -224,7 +227,8 @@ def references(catalog, sections):
     for doc in catalog.documents.values():
         known = files.get(doc.id, {})
         documents.append({
-            "id": doc.id, "title": doc.title, "citation": doc.citation, "kind": known.get("kind", ""),
+            "id": doc.id, "title": doc.title, "short": errata.short_title(doc.title), "citation": doc.citation,
+            "kind": known.get("kind", ""),
             "file": known.get("file", ""), "sha256": known.get("sha256", ""),
         })
     papers = [dict(r, cited_by=[]) for r in data.get("reference", [])]
@@ -302,6 +306,19 @@ def title_block(config, info, build):
     }
 
 
+def key_figures(chapters):
+    """The handout's figure of each chapter (the family's key figure, else its first), numbered 1, 2, …"""
+    out = []
+    for c in chapters:
+        drawn = [f for p in c["parts"] for f in p["figures"]]
+        key = c["experiment"].key_figure
+        chosen = next((f for f in drawn if f["slug"] == key), drawn[0] if drawn else None)
+        if chosen:
+            out.append(dict(chosen, number=len(out) + 1, report_number=chosen["number"],
+                            chapter=c["title"], chapter_slug=c["slug"]))
+    return out
+
+
 def context(sections, catalog, info, config, build):
     """Everything the templates show, for one build."""
     chapters, appendix, rows = chapters_and_appendix(sections, config)
@@ -309,13 +326,11 @@ def context(sections, catalog, info, config, build):
     found["story"] = story.story(catalog, rows, chapters)
     found["unsaid"] = story.unsaid(catalog, rows)
     documents, papers = references(catalog, sections)
-    key_figures = []
-    for c in chapters:  # the handout's figures: the first of each chapter
-        first = next((f for p in c["parts"] for f in p["figures"]), None)
-        if first:
-            key_figures.append(dict(first, chapter=c["title"], chapter_slug=c["slug"]))
+    meta = title_block(config, info, build)
     return {
-        "meta": title_block(config, info, build),
+        "meta": meta,
+        "sheets": errata.sheets(catalog, rows, found, documents, meta["profile_warning"]),
+        "handout_errors": errata.handout_errors(found, documents),
         "info": info,
         "sections": chapters,
         "appendix": appendix,
@@ -333,7 +348,7 @@ def context(sections, catalog, info, config, build):
         "miss_rate": f"{1 - LEVEL:.0%}",
         "documents": documents,
         "papers": papers,
-        "key_figures": key_figures,
+        "key_figures": key_figures(chapters),
         "formats": list(config.format),
         "failed": [s.experiment.name for s in sections if s.error],
     }

@@ -69,6 +69,7 @@ class Experiment:
     package: str  # dotted name of the package holding the role modules
     intro: str = ""  # paragraph opening the report section (may hold $…$ math)
     formulas: tuple = field(default=())  # display LaTeX shown in the section
+    key_figure: str = ""  # slug of the figure the handout shows for this family; empty: its first
 
     def __post_init__(self):
         assert set(self.params) == set(PROFILES), f"{self.name}: params for every profile"

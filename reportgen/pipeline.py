@@ -425,6 +425,17 @@ def announce(config, device, store, progress):
         progress.plan(seconds, basis)
 
 
+def refuse_narrowing(config, families):
+    """A partial build (--only, --format) never silently replaces a fuller set: refused before any work."""
+    from reportgen.publish import narrowing
+
+    if config.replace:
+        return
+    why = narrowing(config.output, [e.name for e in selected(config, families)], config.format)
+    if why:
+        raise ConfigError(f"{why}; add --replace to go ahead, or choose another --output")
+
+
 def build(config, progress, catalog=None, families=None):
     """The whole build; returns (summary line, failed experiment names)."""
     from reportgen import claims, provenance, report
@@ -436,6 +447,7 @@ def build(config, progress, catalog=None, families=None):
     liblog.route(progress)
     catalog = catalog or claims.catalog()
     families = families or EXPERIMENTS
+    refuse_narrowing(config, families)
     timings = {}
     start = time.perf_counter()
     device = resolve_device(config.device)  # bad input is refused before any folder is made

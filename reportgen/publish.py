@@ -36,6 +36,7 @@ def stop_if_signalled():
         raise KeyboardInterrupt
 
 OUTPUT_NAMES = ("results.json", "report.html", "report.pdf", "report-handout.pdf")  # the set reportgen owns
+SHEET_PREFIX = "errata-"  # and one errata sheet per document: errata-<id>.html, errata-<id>.pdf
 MANIFEST = ".reportgen-manifest.json"
 JOURNAL = ".reportgen-swap.json"
 STAGED = ".staged"
@@ -45,15 +46,16 @@ def _staged(folder, name):
     return folder / f".{name}{STAGED}"
 
 
-def publish(folder, files, build, say=None):
+def publish(folder, files, build, say=None, scope=None):
     """Replace the output set in `folder` by `files` ({name: bytes or str}) of one build,
-    holding the folder's lock (another build's publishing is waited for; `say` tells)."""
+    holding the folder's lock (another build's publishing is waited for; `say` tells).
+    `scope` ({"experiments": [...], "formats": [...]}) goes in the manifest: what the set covers."""
     stop_if_signalled()
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     with lock.held(folder, say):
         stop_if_signalled()  # the last gate before the output folder changes
-        return _replace_set(folder, files, build)
+        return _replace_set(folder, files, build, scope or {})
 
 
 def committed(folder):
@@ -61,12 +63,14 @@ def committed(folder):
     return (Path(folder) / JOURNAL).exists()
 
 
-def _replace_set(folder, files, build):
+def _replace_set(folder, files, build, scope):
     recover(folder)
+    previous = set(manifest_of(folder).get("files", {}))
     data = {name: d.encode("utf-8") if isinstance(d, str) else d for name, d in files.items()}
     manifest = {
         "build": build,
         "files": {name: hashlib.sha256(d).hexdigest() for name, d in data.items()},
+        **{key: list(value) for key, value in scope.items()},
     }
     data[MANIFEST] = json.dumps(manifest, indent=1).encode()
     renames = []
@@ -74,7 +78,8 @@ def _replace_set(folder, files, build):
         for name, payload in data.items():
             write_atomic(_staged(folder, name), payload)
             renames.append(name)
-        stale = [n for n in OUTPUT_NAMES if n not in data and (folder / n).exists()]
+        owned = [*OUTPUT_NAMES, *sorted(n for n in previous if _safe_name(n) and n != MANIFEST)]
+        stale = [n for n in dict.fromkeys(owned) if n not in data and (folder / n).exists()]
         write_atomic(folder / JOURNAL, json.dumps({"rename": renames, "remove": stale}))
     except BaseException:
         for name in renames:
@@ -93,13 +98,64 @@ def _apply(folder):
         if _safe_name(name) and _staged(folder, name).exists():
             os.replace(_staged(folder, name), folder / name)
     for name in journal.get("remove", []):
-        if name in OUTPUT_NAMES:
+        if _safe_name(name) and name != MANIFEST:
             (folder / name).unlink(missing_ok=True)
     (folder / JOURNAL).unlink()
 
 
 def _safe_name(name):
-    return name in OUTPUT_NAMES or name == MANIFEST or name.startswith("report-") and "/" not in name
+    if not isinstance(name, str) or "/" in name or "\\" in name or name.startswith("."):
+        return name == MANIFEST
+    return name in OUTPUT_NAMES or name.startswith(("report-", SHEET_PREFIX))
+
+
+def manifest_of(folder):
+    """The manifest of the set in `folder` ({} when there is none or it cannot be read)."""
+    try:
+        data = json.loads(inputs.read(Path(folder) / MANIFEST, limits.MAX_JOURNAL_BYTES, follow=False))
+    except (OSError, ValueError, inputs.InputRefused):
+        return {}
+    return data if isinstance(data, dict) and isinstance(data.get("files"), dict) else {}
+
+
+def _experiments_of(folder, files):
+    """The experiments of a set whose manifest predates its scope, read from its results.json."""
+    if "results.json" not in files:
+        return []
+    try:
+        data = json.loads(inputs.read(Path(folder) / "results.json", limits.MAX_RESULTS_BYTES, follow=False))
+        return list(data.get("experiments", {}))
+    except (OSError, ValueError, AttributeError, inputs.InputRefused):
+        return []
+
+
+def format_of(name):
+    """The --format that writes an output file ("" for results.json, which every build writes)."""
+    return {".html": "html", ".pdf": "pdf"}.get(Path(name).suffix, "")
+
+
+def narrowing(folder, experiments, formats):
+    """One line saying what a build of `experiments` in `formats` would take from the fuller set
+    in `folder`, or "" when it takes nothing (or the folder holds no manifest).
+
+    A set written before manifests named their scope is judged by its files alone.
+    """
+    manifest = manifest_of(folder)
+    files = [n for n in manifest.get("files", {}) if _safe_name(n) and n != MANIFEST]
+    held = [e for e in manifest.get("experiments") or _experiments_of(folder, files) if isinstance(e, str)]
+    lost = [e for e in held if e not in experiments]
+    removed = [n for n in files if format_of(n) and format_of(n) not in formats]
+    if not lost and not removed:
+        return ""
+    what = []
+    if removed:
+        what.append(f"remove {', '.join(removed)}")
+    if lost:
+        kept = [n for n in files if n not in removed and format_of(n)]
+        mine = [e for e in held if e in experiments] or list(experiments)
+        what.append(f"replace {', '.join(kept) or 'results.json'} (a build of {len(held)} experiments) "
+                    f"with a build of {', '.join(mine)} only")
+    return f"{folder} holds a fuller build: this one would {' and '.join(what)}"
 
 
 def recover(folder):

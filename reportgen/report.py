@@ -122,16 +122,26 @@ def render_html(ctx, medium="screen", template="report.html.j2"):
     if medium == "print":
         css["report"] = without_custom_properties(css["report"])
     handout = template == "handout.html.j2"
-    return environment(medium).get_template(template).render(css=css, handout=handout, **ctx)
+    register = medium == "screen" and template == "report.html.j2"  # Appendix A in full: report.html only
+    return environment(medium).get_template(template).render(css=css, handout=handout, register=register, **ctx)
 
 
-def render_pdf(html, results_json, info):
+def render_sheet(ctx, sheet, medium):
+    """One document's errata sheet as HTML; it gets nothing of the build as a whole (no build id,
+    no overall counts), so its PDF stays cached while the other documents change."""
+    meta = {k: v for k, v in ctx["meta"].items() if k not in ("build", "cite")}
+    own = {"meta": meta, "info": ctx["info"], "level": ctx["level"], "verdicts": ctx["verdicts"],
+           "formats": ctx["formats"], "n_documents": ctx["n_documents"], "sheet": sheet}
+    return render_html(own, medium, "errata.html.j2")
+
+
+def render_pdf(html, info):
     """PDF/UA-1 (tagged) from print HTML; fetches nothing but data: URIs (no file, no network).
 
     Dates come from the build time (SOURCE_DATE_EPOCH when set) and the file
-    identifier from the content, so an unchanged build gives identical bytes.
+    identifier from the content, so an unchanged build gives identical bytes. results.json
+    is attached afterwards (attach_results): the rendering depends on the HTML alone.
     """
-    import datetime
     import hashlib
 
     import weasyprint
@@ -139,17 +149,8 @@ def render_pdf(html, results_json, info):
 
     from reportgen import headercells
 
-    when = datetime.datetime.fromisoformat(info["build_time"])
     fetcher = URLFetcher(allowed_protocols=("data",))  # the report embeds everything it shows
-    attachment = weasyprint.Attachment(
-        string=results_json,
-        name="results.json",
-        description="Every number of this report, as JSON",
-        created=when,
-        modified=when,
-        relationship="Data",
-    )
-    identifier = hashlib.sha256(html.encode() + results_json).hexdigest()[:32].encode()
+    identifier = hashlib.sha256(html.encode()).hexdigest()[:32].encode()
     # Paged-media rules go in at author level, after the page's own styles, for WeasyPrint
     # only: report.html keeps CSS that browsers and the Nu checker know.
     print_css = (templates() / "print.css").read_text(encoding="utf-8")
@@ -158,21 +159,42 @@ def render_pdf(html, results_json, info):
         document = weasyprint.HTML(string=html, url_fetcher=fetcher, base_url=".")
         # PDF/UA-1: a structure tree (headings, lists, tables with headers, figures with
         # their alt text), the language, the title shown, XMP metadata.
-        pdf = document.write_pdf(attachments=[attachment], pdf_identifier=identifier, pdf_variant="pdf/ua-1")
+        pdf = document.write_pdf(pdf_identifier=identifier, pdf_variant="pdf/ua-1")
         # ... and each table header cell with its scope, which WeasyPrint leaves out.
         return headercells.associate_headers(pdf, html)
 
 
-def pdf_key(html, results_json):
-    """Hash of everything the PDF depends on: the HTML, the JSON it carries, every template
-    and stylesheet, the code that renders it and post-processes it, and the versions of
-    WeasyPrint and of pikepdf (which writes the final file)."""
+def attach_results(pdf_bytes, results_json, info):
+    """The PDF with results.json attached (an embedded file with /F and /UF, relationship Data).
+
+    A tenth of a second where rendering takes seconds: a change to a claim that a PDF does not
+    show changes only its attachment, and the rendered pages come from the cache.
+    """
+    import datetime
+    import io
+
+    import pikepdf
+
+    stamp = datetime.datetime.fromisoformat(info["build_time"]).strftime("D:%Y%m%d%H%M%SZ")
+    with pikepdf.open(io.BytesIO(pdf_bytes)) as pdf:
+        pdf.attachments["results.json"] = pikepdf.AttachedFileSpec(
+            pdf, results_json, description="Every number of this report, as JSON", filename="results.json",
+            mime_type="application/json", creation_date=stamp, mod_date=stamp, relationship=pikepdf.Name.Data)
+        out = io.BytesIO()
+        pdf.save(out, deterministic_id=True)
+        return out.getvalue()
+
+
+def pdf_key(html):
+    """Hash of everything a rendered PDF depends on: its HTML, every template and stylesheet,
+    the code that renders it and post-processes it, and the versions of WeasyPrint and of
+    pikepdf (which writes the final file)."""
     import hashlib
     from importlib import metadata
 
     from reportgen import headercells
 
-    digest = hashlib.sha256(html.encode() + b"\0" + results_json)
+    digest = hashlib.sha256(html.encode())
     folder = templates()
     for item in sorted(folder.iterdir(), key=lambda p: p.name):
         if item.is_file() and not item.name.endswith((".py", ".pyc")):
@@ -184,49 +206,66 @@ def pdf_key(html, results_json):
     return digest.hexdigest()[:32]
 
 
-def pdfs(named, results_json, info, store):
-    """{name: PDF bytes} for {name: print HTML}: cached ones reused, the others rendered, the
-    second in a worker process while this one renders the first (WeasyPrint holds the GIL)."""
+def pdfs(named, results_json, info, store, attach=("report", "handout")):
+    """{name: PDF bytes} for {name: print HTML}, each cached on its own HTML.
+
+    The PDFs are independent renders: the largest is rendered here while worker processes
+    (one per spare core) take the others, largest first (WeasyPrint holds the GIL); this
+    process then takes, smallest first, those no worker has begun. The
+    PDFs named in `attach` then get results.json attached.
+    """
     from reportgen.cache import check_pdf
 
-    keys = {name: pdf_key(html, results_json) for name, html in named.items()}
+    keys = {name: pdf_key(html) for name, html in named.items()}
     out = {name: store.load_bytes(name, keys[name], check_pdf) for name in named}
-    todo = [name for name in named if out[name] is None]
-    elsewhere = None
-    if len(todo) > 1:
-        from reportgen import workers
-
-        try:
-            pool = workers.pool(1)
-            elsewhere = (todo[-1], pool, workers.submit(pool, render_pdf, named[todo[-1]], results_json, info))
-            todo = todo[:-1]
-        except OSError:
-            elsewhere = None  # no process to spare: render both here
+    todo = sorted((name for name in named if out[name] is None), key=lambda n: -len(named[n]))
+    pool, elsewhere = _spread(todo[1:], named, info)
     try:
-        for name in todo:
-            out[name] = render_pdf(named[name], results_json, info)
-        if elsewhere is not None:
-            name, pool, future = elsewhere
+        if todo:
+            out[todo[0]] = render_pdf(named[todo[0]], info)
+        for name in reversed(list(elsewhere)):  # then take the smallest the workers have not begun
+            if elsewhere[name].cancel():
+                out[name] = render_pdf(named[name], info)
+        for name, future in elsewhere.items():
+            if future.cancelled():
+                continue
             try:
                 out[name] = future.result()
             except Exception:  # a worker that died: render it here
-                out[name] = render_pdf(named[name], results_json, info)
+                out[name] = render_pdf(named[name], info)
     finally:
-        if elsewhere is not None:
-            _stop(*elsewhere[1:])
-    for name in named:
+        if pool is not None:
+            _stop(pool, elsewhere.values())
+    for name in todo:
         store.store_bytes(name, keys[name], out[name])
-    return out
+    return {name: attach_results(pdf, results_json, info) if name in attach else pdf for name, pdf in out.items()}
 
 
-def _stop(pool, future):
-    """Shut the PDF worker down: wait when its PDF is done, else end it now (the build is stopping).
+def _spread(names, named, info):
+    """(pool, {name: future}): the renders of `names` in worker processes, one per spare core;
+    (None, {}) when there is nothing to spread or no process to spare (all render here)."""
+    import os
+
+    from reportgen import workers
+
+    spare = min(len(names), max(1, (os.cpu_count() or 1) - 1))
+    if not names:
+        return None, {}
+    try:
+        pool = workers.pool(spare)
+        return pool, {name: workers.submit(pool, render_pdf, named[name], info) for name in names}
+    except OSError:
+        return None, {}
+
+
+def _stop(pool, futures):
+    """Shut the PDF workers down: wait when their PDFs are done, else end them now (the build is stopping).
 
     A worker left behind would keep its parent (a test session, a CI job) from exiting.
     """
     from reportgen import workers
 
-    if future.done():
+    if all(f.done() for f in futures):
         pool.shutdown(wait=True)
     else:
         workers.stop_now(pool)
@@ -251,18 +290,22 @@ def write(sections, catalog, info, config, timings, store, progress=None):
             ctx = context(sections, catalog, info, config, build)
             if "html" in config.format:
                 files["report.html"] = render_html(ctx, "screen")
+                files.update((f"{sheet['name']}.html", render_sheet(ctx, sheet, "screen")) for sheet in ctx["sheets"])
             if "pdf" in config.format:
-                printed = render_html(ctx, "print")
-                handout = render_html(ctx, "print", "handout.html.j2")
+                printed = {"report": render_html(ctx, "print"), "handout": render_html(ctx, "print", "handout.html.j2")}
+                printed.update((sheet["name"], render_sheet(ctx, sheet, "print")) for sheet in ctx["sheets"])
         timings["html"] = time.perf_counter() - stage
         if "pdf" in config.format:
             stage = time.perf_counter()
-            with progress.stage("pdf", "typesetting report.pdf and report-handout.pdf (tagged PDF/UA-1)"):
-                both = pdfs({"report": printed, "handout": handout}, results_json.encode(), info, store)
-            files["report.pdf"], files["report-handout.pdf"] = both["report"], both["handout"]
+            with progress.stage("pdf", f"typesetting report.pdf, report-handout.pdf and {len(ctx['sheets'])} "
+                                "errata sheets (tagged PDF/UA-1)"):
+                rendered = pdfs(printed, results_json.encode(), info, store)
+            files["report.pdf"], files["report-handout.pdf"] = rendered.pop("report"), rendered.pop("handout")
+            files.update((f"{name}.pdf", pdf) for name, pdf in rendered.items())
             timings["pdf"] = time.perf_counter() - stage
     try:
-        return publish(out, files, build, progress.warn)
+        scope = {"experiments": [s.experiment.name for s in sections], "formats": list(config.format)}
+        return publish(out, files, build, progress.warn, scope)
     except OSError as exc:
         raise ReportgenError(f"cannot write the report into {out}: {exc.strerror or exc}; {_state_of(out)}; "
                              "free space or choose another --output") from None

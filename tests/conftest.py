@@ -30,6 +30,8 @@ from reportgen.cli import main
 EPOCH = "1700000000"  # 2023-11-14T22:13:20Z
 BUILD_TIME = datetime.datetime.fromtimestamp(int(EPOCH), datetime.timezone.utc).isoformat()
 OUTPUT_NAMES = ("results.json", "report.html", "report.pdf", "report-handout.pdf")
+DOCUMENTS = ("000", "001", "002", "003", "004")  # one errata sheet each
+SHEETS = tuple(f"errata-{doc}.{ext}" for doc in DOCUMENTS for ext in ("html", "pdf"))
 
 
 def no_progress(items, label):
@@ -75,7 +77,7 @@ def pytest_configure(config):
 
 # Fixtures that build the whole report (the session's quick build, or a copy of its cache):
 # a test that uses one is in the slow lane, whether or not it says so itself.
-BUILD_FIXTURES = {"quick_build", "warm_dir", "pdf", "pdfs", "handout", "fresh_build", "pdf_build_dir"}
+BUILD_FIXTURES = {"quick_build", "warm_dir", "pdf", "pdfs", "handout", "sheets", "sheet", "fresh_build", "pdf_build_dir"}
 
 
 def pytest_collection_modifyitems(config, items):
@@ -238,6 +240,7 @@ def quick_build(request, tmp_path_factory, source_date_epoch):
         html=(out / "report.html").read_text(encoding="utf-8"),
         pdf=out / "report.pdf" if "pdf" in formats else None,
         handout=out / "report-handout.pdf" if "pdf" in formats else None,
+        sheets=sorted(out.glob("errata-*.pdf")) if "pdf" in formats else [],
     )
     for name in AFTER_BUILD:  # work that waited for this build, wanted by a test of this session
         if any(name in getattr(item, "fixturenames", ()) for item in request.session.items):

@@ -14,6 +14,7 @@ import pytest
 from conftest import (
     BUILD_TIME,
     OUTPUT_NAMES,
+    SHEETS,
     describe,
     invoke,
     pdf_supported,
@@ -33,7 +34,7 @@ needs_pdf = pytest.mark.skipif(not pdf_supported(), reason="WeasyPrint (Pango) i
 
 def stray_files(folder):
     """Files under folder that are not finished outputs (temporary or staged files of a write)."""
-    kept = (*OUTPUT_NAMES, ".reportgen-manifest.json", ".reportgen-lock")  # the lock file stays, empty
+    kept = (*OUTPUT_NAMES, *SHEETS, ".reportgen-manifest.json", ".reportgen-lock")  # the lock file stays, empty
     return [p.name for p in Path(folder).iterdir() if p.name not in kept]
 
 

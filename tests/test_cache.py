@@ -215,7 +215,7 @@ def test_changed_stylesheet_reaches_the_cached_pdf(pdf_build_dir, monkeypatch):
     from reportgen import report
 
     warm_dir = pdf_build_dir
-    args = ["build", "--profile", "quick", "--only", PDF_FAMILY, "--format", "pdf", "-q"]
+    args = ["build", "--profile", "quick", "--only", PDF_FAMILY, "--format", "pdf", "--replace", "-q"]
     first = invoke(args, warm_dir)
     assert first.exit_code == 0, describe(first)
     before = (warm_dir / "output" / "report.pdf").read_bytes()

@@ -367,9 +367,11 @@ def test_axe_harness_catches_violations(browser, axe, tmp_path):
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_report_wcag21_aa_axe(browser, axe, quick_build, scheme):
-    """axe-core finds no WCAG 2.1 A or AA violation in report.html, in either colour scheme."""
-    report = axe_report(browser, axe, quick_build.output / "report.html", scheme)
+@pytest.mark.parametrize("page", ["report.html", "errata-000.html", "errata-003.html"])
+def test_report_wcag21_aa_axe(browser, axe, quick_build, scheme, page):
+    """axe-core finds no WCAG 2.1 A or AA violation in report.html and the errata sheets, in
+    either colour scheme."""
+    report = axe_report(browser, axe, quick_build.output / page, scheme)
     assert report["passes"] > 10, report
     assert report["violations"] == []
 
@@ -392,7 +394,8 @@ def test_html_passes_nu_checker(quick_build):
     if shutil.which("java") is None:
         pytest.skip("no java on PATH: the Nu HTML checker needs a JRE (Debian: default-jre-headless)")
     run = subprocess.run(
-        ["java", "-Xss2m", "-jar", str(jar), "--format", "json", str(quick_build.output / "report.html")],
+        ["java", "-Xss2m", "-jar", str(jar), "--format", "json", str(quick_build.output / "report.html"),
+         str(quick_build.output / "errata-000.html")],
         capture_output=True, text=True, timeout=120,
     )
     messages = json.loads(run.stderr or run.stdout)["messages"]
@@ -407,7 +410,7 @@ def test_html_passes_nu_checker(quick_build):
 # --- the PDF --------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module", params=["report.pdf", "report-handout.pdf"])
+@pytest.fixture(scope="module", params=["report.pdf", "report-handout.pdf", "errata-000.pdf"])
 def pdf(quick_build, request):
     if quick_build.pdf is None:
         pytest.skip("WeasyPrint (Pango) is not available: no PDF was built")
@@ -464,6 +467,19 @@ def headings(page_html):
     return out
 
 
+def print_headings(screen):
+    """report.pdf's headings from report.html's: Appendix A is the index of the claims tables
+    and their errata sheets, without the register's sections."""
+    out, appendix = [], False
+    for depth, title in screen:
+        if depth == 0:
+            appendix = title.startswith("A ")
+            out.append((0, "A The claims tables and their errata sheets" if appendix else title))
+        elif not appendix:
+            out.append((depth, title))
+    return out
+
+
 def test_pdf_bookmarks_every_section(pdf, quick_build):
     """Every chapter (h2) and section (h3) of the HTML is a bookmark at its depth, in order."""
     pypdf = pytest.importorskip("pypdf")
@@ -478,9 +494,14 @@ def test_pdf_bookmarks_every_section(pdf, quick_build):
 
     if pdf.name == "report-handout.pdf":
         got = list(walk(reader.outline))
-        assert [t for d, t in got if d == 0] == ["Findings", "Key figures", "About this handout"]
+        assert [t for d, t in got if d == 0] == ["In short", "What the documents get wrong",
+                                                  "The documents checked", "Key figures"]
         return
-    expected = headings(quick_build.html)
+    if pdf.name.startswith("errata-"):
+        expected = headings((quick_build.output / pdf.name.replace(".pdf", ".html")).read_text(encoding="utf-8"))
+        assert list(walk(reader.outline)) == expected
+        return
+    expected = print_headings(headings(quick_build.html))
     assert sum(depth == 1 for depth, _ in expected) >= 10
     assert list(walk(reader.outline)) == expected
 

@@ -112,7 +112,7 @@ def test_an_svg_that_links_a_local_file_renders_without_it(tmp_path):
     def text_of(svg):
         src = "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
         html = f'<!DOCTYPE html><html lang="en"><head><title>t</title></head><body><img src="{src}" alt="a figure"></body></html>'
-        pdf = render_pdf(html, b"{}", {"build_time": BUILD_TIME})
+        pdf = render_pdf(html, {"build_time": BUILD_TIME})
         return "".join(page.extract_text() for page in pypdf.PdfReader(io.BytesIO(pdf)).pages)
 
     assert "SECRET-7f3a9" not in text_of(linking)
@@ -143,7 +143,7 @@ def test_corrupted_cached_pdf_is_never_published(pdf_build_dir, damage):
     pdf_build_dir holds a `--only PDF_FAMILY` build (the cheapest PDF to render again) with its
     PDFs in the render cache, as the first build here would leave them."""
     warm_dir = pdf_build_dir
-    args = ["build", "--profile", "quick", "--only", PDF_FAMILY, "--format", "pdf", "-q"]
+    args = ["build", "--profile", "quick", "--only", PDF_FAMILY, "--format", "pdf", "--replace", "-q"]
     assert_clean(invoke(args, warm_dir))
     good = (warm_dir / "output" / "report.pdf").read_bytes()
     (pdf,) = (warm_dir / ".reportgen-cache").glob("report-*.bin")

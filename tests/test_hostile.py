@@ -68,7 +68,7 @@ class PageCheck(HTMLParser):
     @staticmethod
     def _ours(tag, attrs):
         """The report's own stylesheet and links (they hold no injected text)."""
-        return tag == "style" or dict(attrs).get("href", "").startswith(("#", "report", "results", "../",
+        return tag == "style" or dict(attrs).get("href", "").startswith(("#", "report", "results", "errata-", "../",
                                                                           "figures", "https://", "http://"))
 
 
@@ -138,6 +138,8 @@ def test_hostile_config_text_reaches_the_page_as_text(tmp_path, text):
     assert result.exit_code == 0, describe(result)
     html = (tmp_path / "output" / "report.html").read_text(encoding="utf-8")
     assert problems(html) == []
+    sheets = sorted((tmp_path / "output").glob("errata-*.html"))
+    assert sheets and all(problems(p.read_text(encoding="utf-8")) == [] for p in sheets)
     assert "alert(1)" in html  # shown as text, not dropped silently
 
 

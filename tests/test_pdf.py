@@ -35,7 +35,7 @@ def extract_page_texts(config, quick_build, tmp_path_factory):
     if quick_build.pdf is None:
         return {}
     return {path: Background(config, [sys.executable, "-c", PAGE_TEXTS, path], nice=10)
-            for path in (quick_build.pdf, quick_build.handout)}
+            for path in (quick_build.pdf, quick_build.handout, *quick_build.sheets)}
 
 
 @pytest.fixture(scope="module")
@@ -64,6 +64,20 @@ def handout(quick_build, page_texts):
     return pypdf.PdfReader(quick_build.handout), page_texts[quick_build.handout]
 
 
+@pytest.fixture(scope="module")
+def sheets(quick_build, page_texts):
+    """{document id: (reader, text of every page)} of the errata sheets."""
+    if quick_build.pdf is None:
+        pytest.skip("WeasyPrint (Pango) is not available: no PDF was built")
+    return {p.stem.split("-", 1)[1]: (pypdf.PdfReader(p), page_texts[p]) for p in quick_build.sheets}
+
+
+@pytest.fixture(scope="module")
+def sheet(sheets):
+    """The errata sheet of document 000, the longest."""
+    return sheets["000"]
+
+
 def outline_entries(reader, items=None, depth=0):
     """(depth, title, 0-based page index) for every bookmark, depth first."""
     out = []
@@ -80,12 +94,20 @@ def same(text):
     return " ".join(unicodedata.normalize("NFKC", text).split())
 
 
+PRINT_APPENDIX = "A The claims tables and their errata sheets"
+
+
 def headings(page_html, levels="23"):
-    """(depth, plain title) of every bookmarked heading (its data-plain), in document order;
-    headings of report.html's screen-only parts (the figure files) are not in the PDF."""
+    """(depth, plain title) of every heading report.pdf bookmarks (its data-plain), in document
+    order: report.html's screen-only parts (the figure files, the register's sections) are not
+    in the PDF, whose Appendix A indexes the claims tables instead."""
     found = re.findall(rf'<h([{levels}])(?![^>]*toc-title)([^>]*)data-plain="([^"]*)"', page_html)
-    return [(int(level) - 2, same(html.unescape(title))) for level, attrs, title in found
-            if 'id="figures-list"' not in attrs]
+    out = []
+    for level, attrs, title in found:
+        if 'id="figures-list"' in attrs or 'id="appendix-' in attrs:
+            continue
+        out.append((int(level) - 2, PRINT_APPENDIX if title.startswith("A Every claim") else same(html.unescape(title))))
+    return out
 
 
 def test_page_numbers_in_footer(pdf):
@@ -150,8 +172,9 @@ def test_cross_references_carry_page_numbers(pdf):
     everything = "\n".join(texts)
     refs = re.findall(r"Table\xa0?\s?(A\d+), p\.\s?(\d+)", everything)
     assert len(refs) > 20
-    for table, page in refs[:40]:
-        assert f"Table {table}." in texts[int(page) - 1].replace("\xa0", " "), (table, page)
+    for table, page in refs[:40]:  # a claims table's row in the index of Appendix A
+        assert re.search(rf"Table {table}\b", texts[int(page) - 1].replace("\xa0", " ")), (table, page)
+        assert "errata-" in texts[int(page) - 1]
 
 
 def test_running_header_names_the_chapter(pdf):
@@ -168,7 +191,7 @@ def test_tables_text(pdf):
     """The claims tables are real text: verdict words, table numbers, documented values."""
     _, texts = pdf
     everything = "\n".join(texts)
-    for needle in ("Empirical Verification", "confirmed", "contradicted", "Table A1.", "45.2"):
+    for needle in ("confirmed", "contradicted", "Table A1", "errata-000.pdf"):
         assert needle in everything, needle
 
 
@@ -235,7 +258,7 @@ def check_pdfua(config, quick_build, tmp_path_factory):
     if quick_build.pdf is None or importlib.util.find_spec("pdfua") is None:
         return {}
     return {path: Background(config, [sys.executable, "-m", "pdfua", "check", "--format", "json", path], nice=10)
-            for path in (quick_build.pdf, quick_build.handout)}
+            for path in (quick_build.pdf, quick_build.handout, *quick_build.sheets)}
 
 
 def marks_content(node):
@@ -299,7 +322,7 @@ def structure_roles(reader):
 
 
 @pytest.mark.slow  # getfixturevalue hides the build fixtures from conftest's BUILD_FIXTURES marking
-@pytest.mark.parametrize("which", ["pdf", "handout"])
+@pytest.mark.parametrize("which", ["pdf", "handout", "sheet"])
 def test_tagged_pdf_ua(which, request):
     """A structure tree with headings, tables and figures; every figure has alt text, every
     heading content (pdfua's UA-14-001, which cannot run here) and every header cell a scope;
@@ -310,9 +333,13 @@ def test_tagged_pdf_ua(which, request):
     assert str(root["/Lang"]) == "en"
     assert root["/ViewerPreferences"]["/DisplayDocTitle"] in (True, "true")
     roles, alts, empty, scopes = structure_roles(reader)
-    for role in ("/Document", "/H1", "/H2", "/H3", "/P", "/Table", "/TH", "/TD", "/Figure", "/L", "/LI", "/Link"):
+    wanted = ("/Document", "/H1", "/H2", "/P", "/Table", "/TH", "/TD", "/L", "/LI")
+    if which != "sheet":  # a sheet has no figure, no sub-section and, in print, no link
+        wanted += ("/H3", "/Figure", "/Link")
+        assert alts and all(a.strip() for a in alts)
+    for role in wanted:
         assert roles.get(role), (role, sorted(roles))
-    assert alts and all(a.strip() for a in alts)
+    assert all(a.strip() for a in alts)
     assert empty == []
     assert len(scopes) == roles["/TH"] and set(scopes) <= {"/Row", "/Column", "/Both"}, set(scopes)
     assert "/IDTree" in root["/StructTreeRoot"]
@@ -333,25 +360,72 @@ def test_metadata(pdf, quick_build):
 # --- the handout ----------------------------------------------------------------------------
 
 
-def test_handout_is_short_and_opens_with_the_findings(handout, quick_build):
-    """At most 12 pages: title page, the findings with the material errors, the key figures."""
+def test_handout_is_short_and_opens_with_the_summary(handout, quick_build):
+    """At most 8 pages: a plain-language summary on page 1, the material errors as one table,
+    one key figure per chapter numbered from 1, the documents by title and kind."""
     reader, texts = handout
-    assert len(reader.pages) <= 12
-    assert "handout" in texts[0].lower()
-    assert "Findings" in texts[1]
+    assert len(reader.pages) <= 8
+    assert "handout" in texts[0].lower() and "In short" in texts[0] and "What the measurements say" in texts[0]
     everything = "\n".join(texts)
-    assert "Material errors, with the correct values" in everything and "Key figures" in everything
-    assert everything.count("Figure ") >= 4
+    assert "What the documents get wrong" in everything and "Key figures" in everything
+    numbers = [int(n) for n in re.findall(r"Figure (\d+)\.", everything)]
+    assert numbers == list(range(1, len(numbers) + 1)) and len(numbers) >= 4
+    for doc in quick_build.results["documents"].values():
+        assert same(doc["title"].rsplit(" (", 1)[0]) in same(everything)
     assert reader.metadata.title.endswith("(handout)")
+
+
+def test_handout_has_no_internal_ids(handout, quick_build):
+    """No claim id, document number, claims-table number or row label reaches the students."""
+    _, texts = handout
+    everything = same("\n".join(texts))
+    assert not re.search(r"\b00\d\b", everything), re.search(r".{40}\b00\d\b.{40}", everything)
+    assert not re.search(r"\bTable A\d", everything)
+    labels = {c["label"] for c in quick_build.results["claims"] if len(c["label"]) > 25}
+    assert [label for label in labels if same(label) in everything] == []
+
+
+def test_handout_tables_keep_their_header(handout):
+    """A table that runs onto another page repeats its header row there."""
+    _, texts = handout
+    pages = [i for i, t in enumerate(texts) if "Says" in t and "Correct" in t]
+    assert pages and pages == list(range(pages[0], pages[-1] + 1))
+
+
+# --- the errata sheets ------------------------------------------------------------------------
+
+
+def test_one_sheet_per_document(sheets, quick_build):
+    """Each sheet names its document, its counts, its material errors with the correct statement,
+    its minor slips and every statement checked, with their quotes."""
+    assert sorted(sheets) == sorted(quick_build.results["documents"])
+    for doc, (reader, texts) in sheets.items():
+        everything = same("\n".join(texts))
+        title = quick_build.results["documents"][doc]["title"]
+        assert same(title)[:20] in everything
+        for heading in ("Material errors, with the correct statement", "Minor slips",
+                        "Every statement checked, in the document's order"):
+            assert heading in everything, (doc, heading)
+        mine = [c for c in quick_build.results["claims"] if c["doc"] == doc]
+        assert f"Checks {len(mine)}" in everything
+        assert reader.metadata.title.startswith("Errata sheet")
+
+
+def test_report_pdf_has_no_register(pdf, quick_build):
+    """report.pdf leaves the register to the sheets: no passage quoted with its rows, at most 60 pages."""
+    reader, texts = pdf
+    assert len(reader.pages) <= 60
+    everything = "\n".join(texts)
+    assert PRINT_APPENDIX in everything and "A Every claim, documented beside measured" not in everything
 
 
 # --- the independent checker, last: it runs in the background from the build on -------------
 
 
-@pytest.mark.parametrize("which", ["pdf", "handout"])
+@pytest.mark.parametrize("which", ["pdf", "handout", "errata-000", "errata-001", "errata-002", "errata-003", "errata-004"])
 def test_pdfua_checker_passes(which, request, quick_build, tmp_path_factory):
-    """The independent checker finds no error and no warning in either PDF."""
-    path = quick_build.pdf if which == "pdf" else quick_build.handout
+    """The independent checker finds no error and no warning in any PDF."""
+    path = {"pdf": quick_build.pdf, "handout": quick_build.handout}.get(which) or quick_build.output / f"{which}.pdf"
     reports = started_after_build(request.config, "pdfua_reports", quick_build, tmp_path_factory)
     if path not in reports:
         pytest.skip("no PDF was built, or pdfua is not installed (the test extra)")

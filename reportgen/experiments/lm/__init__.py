@@ -14,6 +14,9 @@ PART_VERDICTS = "The documents' training claims, on this evidence"
 EXPERIMENT = Experiment(
     name="lm",
     title="Training with and without the scale: a byte-level language model",
+    # the handout's figure: one labelled bar per convention reads in print, where the
+    # learning-rate sweep's ten lines cannot be told apart
+    key_figure="lm-lr-sensitivity",
     summary="Decoder-only pre-LayerNorm Transformers learn the running Python's standard library as "
     "bytes with ten score conventions (× 1/√d_k, × 1, × 1/d_k, μP, three learnable temperatures, "
     "QK-LayerNorm, cosine, T5), over an AdamW learning-rate sweep and d_k at fixed width and at "

@@ -1,0 +1,106 @@
+"""One errata sheet per document, and the handout's table of material errors, from the report's context.
+
+A sheet is for the instructor who teaches from one document: how to cite it, its counts,
+its material errors beside the correct statement, its minor slips, then every statement
+checked, in the document's order. A sheet holds nothing of the other documents or of the
+build as a whole (no build id, no overall counts), so its PDF is cached on its own
+content: a change to one document's claims renders that sheet alone again.
+"""
+
+from reportgen.judge import statements, verdict_counts
+
+PREFIX = "errata-"  # the sheets' file names: errata-<document id>.html and .pdf
+
+
+def name(doc):
+    """The file name of a document's sheet, without its extension."""
+    return f"{PREFIX}{doc}"
+
+
+def measured_values(row):
+    """What a wrong row measured, as rows: a statement summed up over setups shows its wrong
+    setups (its own "measured" only counts verdicts)."""
+    setups = [s for s in getattr(row["j"], "setups", ()) if s.verdict in ("contradicted", "partly")]
+    if not setups:
+        return [row]
+    return [{"label": s.claim.label, "documented": s.documented, "headline": s.measured.split("; ", 1)[0],
+             "j": s} for s in setups]
+
+
+def _groups(rows):
+    """Consecutive rows that share a section and a quote, each group once (document order)."""
+    out = []
+    for row in rows:
+        if out and (out[-1]["section"], out[-1]["quote"]) == (row["section"], row["quote"]):
+            out[-1]["rows"].append(row)
+        else:
+            out.append({"section": row["section"], "quote": row["quote"], "doc": row["doc"], "rows": [row]})
+    return out
+
+
+def material_rows(found_doc):
+    """The sheet's table of material errors: one row per passage and correction, in document order."""
+    out = []
+    for group in found_doc["material"]:
+        for item in group["items"]:
+            for passage in _groups(item["rows"]):
+                shown = [v for r in passage["rows"] for v in measured_values(r)]
+                out.append({"section": group["section"], "quote": passage["quote"], "rows": shown,
+                            "correct": item["correct"], "tables": sorted({r["table"] for r in passage["rows"] if r["table"]})})
+    return out
+
+
+def sheets(catalog, rows, found, documents, profile_warning):
+    """[{doc, name, title, reference, counts, material, minor, partly, passages}] for each
+    document with a judged statement, in the catalog's order."""
+    by_doc = {d["doc"]: d for d in found["documents"]}
+    reference = {d["id"]: d for d in documents}
+    out = []
+    for doc, document in catalog.documents.items():
+        mine = [rows[c.id] for c in catalog.claims if c.doc == doc and c.id in rows]
+        if not mine:
+            continue
+        top = statements(r["j"] for r in mine)
+        counts = verdict_counts(top)
+        out.append({
+            "doc": doc,
+            "name": name(doc),
+            "title": document.title,
+            "reference": reference.get(doc, {"id": doc, "title": document.title, "citation": document.citation}),
+            "counts": counts,
+            "n_statements": len(top),
+            "n_checks": len(mine),
+            "n_material": by_doc[doc]["n_material"] if doc in by_doc else 0,
+            "material": material_rows(by_doc[doc]) if doc in by_doc else [],
+            "minor": by_doc[doc]["minor"] if doc in by_doc else [],
+            "partly": by_doc[doc]["partly"] if doc in by_doc else [],
+            "passages": _groups(mine),
+            "profile_warning": profile_warning,
+        })
+    return out
+
+
+def handout_errors(found, documents):
+    """The handout's one table of material errors: a row per document and section, in plain words."""
+    kinds = {d["id"]: d for d in documents}
+    out = []
+    for d in found["documents"]:
+        for group in d["material"]:
+            rows = group["rows"]
+            correct = next((item["correct"] for item in group["items"] if item["correct"]), "")
+            out.append({
+                "document": short_title(d["title"]),
+                "kind": kinds.get(d["doc"], {}).get("kind", ""),
+                "section": group["section"],
+                "quote": rows[0]["quote"],
+                "more_quotes": len({r["quote"] for r in rows}) > 1,
+                "measured": [v["headline"] for r in rows for v in measured_values(r)],
+                "correct": correct,
+            })
+    return out
+
+
+def short_title(title):
+    """A document's title without the kind it adds in parentheses: "Why Scale by √d_k?"."""
+    head, sep, tail = title.rpartition(" (")
+    return head if sep and tail.endswith(")") else title
