@@ -245,7 +245,7 @@ def run(name, config_file, **flags):
     from reportgen.experiments import EXPERIMENTS
 
     config = load_config(config_file, only=name, **flags)
-    _, sections = run_all(config, Progress(config.quiet), catalog(), EXPERIMENTS)
+    _, sections = run_all(config, Progress(config.quiet), catalog(config.claims or None), EXPERIMENTS)
     print_tables(sections)
     if any(s.error for s in sections):
         raise click.exceptions.Exit(1)
@@ -274,9 +274,9 @@ def check(config_file, as_json, seeds, record, **flags):
     config = load_config(config_file, **flags)
     rows, failed = factcheck.compare(config, Progress(config.quiet or as_json), seeds)
     if record:
-        n = factcheck.record(rows, config.profile)
+        n = factcheck.record(rows, config.profile, config.claims or None)
         click.echo(f"recorded the verdicts of {len(rows)} checks for profile {config.profile}: "
-                   f"{n} expectations changed in reportgen/claims/")
+                   f"{n} expectations changed in {config.claims or 'reportgen/claims'}/")
         return
     if as_json:
         payload = {"rows": [r.to_json() for r in rows], "failed": failed, "profile": config.profile,

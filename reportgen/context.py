@@ -16,11 +16,13 @@ from reportgen import story
 from reportgen.errors import ReportgenError
 from reportgen.family import Table
 from reportgen.judge import VERDICTS, coverage, family_wise, statements, tally, verdict_counts
+from reportgen.documents import FIXED, GONE, STATES
 from reportgen.stats import LEVEL
 
 ERRORS = ("contradicted",)  # verdicts that say a document is wrong (material or minor)
 IN_PART = ("partly",)  # verdicts that say it is right in some setups only
 UNSETTLED = ("inconclusive", "unverifiable")  # verdicts that leave the statement open
+QUOTE_WORDS = {state: STATES[state] for state in (GONE, FIXED)}  # shown beside a verdict
 # What every page of a build of these profiles says about itself: its sizes decide nothing.
 PROFILE_WARNINGS = {"quick": "Quick profile: sizes too small for the verdicts to be relied on."}
 
@@ -56,6 +58,8 @@ def claim_row(j, table):
         "correct": getattr(j, "correct", "") or "",
         "tolerance": j.tolerance,
         "table": table,
+        "quote_state": j.quote_state,
+        "quote_words": QUOTE_WORDS.get(j.quote_state, ""),
     }
 
 
@@ -168,10 +172,13 @@ def findings(sections, catalog, rows, chapters):
     # A material summary statement stands for its setups: they are not listed again.
     covered = {s.id for j in judged if severity(j) == "material" for s in getattr(j, "setups", ())}
     by_doc = {doc: {"material": {}, "minor": [], "partly": []} for doc in catalog.documents}
+    moved = []  # quotes no longer in their documents: fixed errors and stale claims
     for j in judged:
         row = rows.get(j.id) or claim_row(j, None)
         mine = by_doc.setdefault(j.claim.doc, {"material": {}, "minor": [], "partly": []})
-        if row["severity"] == "material":
+        if j.quote_state in (GONE, FIXED):
+            moved.append(row)
+        elif row["severity"] == "material":
             if j.id not in covered:
                 mine["material"].setdefault(j.claim.section, []).append(row)
         elif row["severity"] == "minor":
@@ -189,7 +196,7 @@ def findings(sections, catalog, rows, chapters):
         documents.append({
             "doc": doc, "title": d.title if d else doc, "counts": verdict_counts(mine), "total": len(mine),
             "material": material,
-            "n_material": sum(1 for j in mine if severity(j) == "material"),
+            "n_material": sum(1 for j in mine if severity(j) == "material" and j.quote_state != FIXED),
             "minor": found["minor"], "partly": found["partly"],
         })
     right = []
@@ -203,6 +210,8 @@ def findings(sections, catalog, rows, chapters):
     counts = verdict_counts(judged)
     return {
         "documents": documents,
+        "fixed": [r for r in moved if r["quote_state"] == FIXED],
+        "stale": [r for r in moved if r["quote_state"] == GONE],
         "right": right,
         "counts": counts,
         "n_statements": len(judged),
