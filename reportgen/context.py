@@ -223,17 +223,20 @@ def findings(sections, catalog, rows, chapters):
     }
 
 
-def references(catalog, sections):
-    """(documents, papers): a bibliography entry per checked document, and the papers relied on."""
+def references(catalog, sections, info, config):
+    """(documents, papers): a bibliography entry per checked document, and the papers relied on.
+
+    A document is cited by its title, its kind and the course's url or name (reportgen.citation),
+    with the SHA-256 of the text checked (read in this build, or recorded with the claims)."""
+    from reportgen.citation import document_citation
+
     data = tomllib.loads((resources.files("reportgen.templates") / "references.toml").read_text(encoding="utf-8"))
-    files = {d["id"]: d for d in data.get("document", [])}
+    texts = info.get("documents") or {}
     documents = []
     for doc in catalog.documents.values():
-        known = files.get(doc.id, {})
-        documents.append({
-            "id": doc.id, "title": doc.title, "citation": doc.citation, "kind": known.get("kind", ""),
-            "file": known.get("file", ""), "sha256": known.get("sha256", ""),
-        })
+        cited = document_citation(texts.get(doc.id, {"title": doc.title, "kind": doc.kind}), config)
+        documents.append(dict(cited, id=doc.id, title=doc.title, citation=doc.citation,
+                              read=texts.get(doc.id, {}).get("text") == "read"))
     papers = [dict(r, cited_by=[]) for r in data.get("reference", [])]
     # Claims decided by a source (rule "reference") cite it in their own words, often with
     # a section: one entry per work (first author and year), naming the claims it decides.
@@ -276,6 +279,7 @@ def embedded_logo(path):
 
 def title_block(config, info, build):
     """Title page, metadata and the "how to cite" line, from the config and this build."""
+    from reportgen import citation
     from reportgen.mathtex import plain
 
     when = datetime.datetime.fromisoformat(info["build_time"])
@@ -287,6 +291,8 @@ def title_block(config, info, build):
     if config.subtitle:
         parts[-1] = parts[-1][:-1] + f": {plain(config.subtitle)}."
     parts += [p + "." for p in (config.course, config.institution if config.author else "") if p]
+    if config.url:
+        parts.append(f"{config.url}.")
     parts.append(f"Report {build}, built {when.date().isoformat()} by reportgen {own.get('version', '')} "
                  f"({commit[:12]}{'+dirty' if commit.endswith('+dirty') else ''}), profile {info['profile']}, "
                  f"seed {info['seed']}.")
@@ -304,6 +310,8 @@ def title_block(config, info, build):
         "year": when.year,
         "build": build,
         "cite": " ".join(parts),
+        "bibtex": citation.report_bibtex(config, info, build),
+        "url": config.url,
         "profile_warning": PROFILE_WARNINGS.get(info["profile"], ""),
     }
 
@@ -314,7 +322,7 @@ def context(sections, catalog, info, config, build):
     found = findings(sections, catalog, rows, chapters)
     found["story"] = story.story(catalog, rows, chapters)
     found["unsaid"] = story.unsaid(catalog, rows)
-    documents, papers = references(catalog, sections)
+    documents, papers = references(catalog, sections, info, config)
     key_figures = []
     for c in chapters:  # the handout's figures: the first of each chapter
         first = next((f for p in c["parts"] for f in p["figures"]), None)
