@@ -288,4 +288,34 @@ def check(config_file, as_json, seeds, record, **flags):
     raise click.exceptions.Exit(factcheck.exit_status(rows, failed))
 
 
+def _setting_names():
+    from reportgen.config import FIELDS
+
+    return tuple(FIELDS)
+
+
+@main.command(name="config")
+@click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False),
+              help="TOML file with a [tool.reportgen] table (default: ./pyproject.toml).")
+@click.option("--get", "key", type=LazyChoice(_setting_names, "setting"),
+              help="Print this one setting's value alone (lists comma-separated), e.g. --get output.")
+@guarded
+def show_config(config_file, key):
+    """Print the settings a build here would use: defaults < config file.
+
+    A workflow reads the configured folders with it (`reportgen config --get output`).
+    """
+    import json
+    from dataclasses import asdict
+
+    settings = asdict(load_config(config_file))
+    if key:
+        value = settings[key]
+        click.echo(",".join(value) if isinstance(value, (list, tuple)) else str(value).lower()
+                   if isinstance(value, bool) else value)
+        return
+    for name, value in settings.items():
+        click.echo(f"{name} = {json.dumps(list(value) if isinstance(value, tuple) else value, ensure_ascii=False)}")
+
+
 main.add_command(diff)

@@ -185,3 +185,14 @@ def test_variance_figures_mark_nothing_without_the_built_in_claims():
 
     figures = EXPERIMENTS["variance"].figures(quick_results("variance"), {})
     assert figures and all("stated ±" not in f.alt and "documented" not in f.alt for f in figures)
+
+
+def test_the_readme_tutorial_is_tests_course():
+    """Each file the README's tutorial shows is the one in tests/course/, byte for byte."""
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    shown = dict(re.findall(r"<!-- tutorial: (\S+) -->\n```\w+\n(.*?)```", readme, re.S))
+    assert set(shown) == {"notes/week3.md", "claims/documents.toml", "claims/week3.toml", "reportgen.toml"}
+    for name, text in shown.items():
+        assert text == (COURSE / name).read_text(encoding="utf-8"), name
