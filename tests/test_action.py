@@ -299,3 +299,17 @@ def test_the_action_scripts_pass_shellcheck(tmp_path):
             script.write_text("#!/usr/bin/env bash\n" + step["run"])
             proc = subprocess.run([shellcheck, "-s", "bash", str(script)], capture_output=True, text=True)
             assert proc.returncode == 0, f"{step.get('name')}:\n{proc.stdout}"
+
+
+def test_config_get_prints_one_setting_for_a_workflow(tmp_path):
+    """`reportgen config --get KEY`: the value alone (lists comma-separated); a wrong key is one line, exit 2."""
+    from conftest import invoke
+
+    (tmp_path / "course.toml").write_text('output = "site/report"\nonly = ["variance", "worked"]\n')
+    assert invoke(["config", "--config", "course.toml", "--get", "output"], tmp_path).output == "site/report\n"
+    assert invoke(["config", "--config", "course.toml", "--get", "only"], tmp_path).output == "variance,worked\n"
+    assert invoke(["config", "--get", "figures"], tmp_path).output == "figures\n"  # no file: the default
+    result = invoke(["config", "--get", "ouput"], tmp_path)
+    assert result.exit_code == 2 and "did you mean 'output'" in result.output
+    listed = invoke(["config", "--config", "course.toml"], tmp_path).output
+    assert 'output = "site/report"' in listed and 'only = ["variance", "worked"]' in listed
