@@ -55,7 +55,7 @@ def versions():
     out = {"python": platform.python_version()}
     for name in VERSIONED:
         try:
-            out[name] = metadata.version(name)
+            out[name] = metadata.version("attention-reportgen" if name == "reportgen" else name)  # its index name
         except metadata.PackageNotFoundError:
             out[name] = None
     return out

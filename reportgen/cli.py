@@ -247,7 +247,7 @@ def run(name, config_file, **flags):
     from reportgen.experiments import EXPERIMENTS
 
     config = load_config(config_file, only=name, **flags)
-    _, sections = run_all(config, Progress(config.quiet), catalog(), EXPERIMENTS)
+    _, sections = run_all(config, Progress(config.quiet), catalog(config.claims or None), EXPERIMENTS)
     print_tables(sections)
     if any(s.error for s in sections):
         raise click.exceptions.Exit(1)
@@ -276,9 +276,9 @@ def check(config_file, as_json, seeds, record, **flags):
     config = load_config(config_file, **flags)
     rows, failed = factcheck.compare(config, Progress(config.quiet or as_json), seeds)
     if record:
-        n = factcheck.record(rows, config.profile)
+        n = factcheck.record(rows, config.profile, config.claims or None)
         click.echo(f"recorded the verdicts of {len(rows)} checks for profile {config.profile}: "
-                   f"{n} expectations changed in reportgen/claims/")
+                   f"{n} expectations changed in {config.claims or 'reportgen/claims'}/")
         return
     if as_json:
         payload = {"rows": [r.to_json() for r in rows], "failed": failed, "profile": config.profile,
@@ -288,6 +288,36 @@ def check(config_file, as_json, seeds, record, **flags):
         for line in check_lines(rows, failed):
             click.echo(line)
     raise click.exceptions.Exit(factcheck.exit_status(rows, failed))
+
+
+def _setting_names():
+    from reportgen.config import FIELDS
+
+    return tuple(FIELDS)
+
+
+@main.command(name="config")
+@click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False),
+              help="TOML file with a [tool.reportgen] table (default: ./pyproject.toml).")
+@click.option("--get", "key", type=LazyChoice(_setting_names, "setting"),
+              help="Print this one setting's value alone (lists comma-separated), e.g. --get output.")
+@guarded
+def show_config(config_file, key):
+    """Print the settings a build here would use: defaults < config file.
+
+    A workflow reads the configured folders with it (`reportgen config --get output`).
+    """
+    import json
+    from dataclasses import asdict
+
+    settings = asdict(load_config(config_file))
+    if key:
+        value = settings[key]
+        click.echo(",".join(value) if isinstance(value, (list, tuple)) else str(value).lower()
+                   if isinstance(value, bool) else value)
+        return
+    for name, value in settings.items():
+        click.echo(f"{name} = {json.dumps(list(value) if isinstance(value, tuple) else value, ensure_ascii=False)}")
 
 
 main.add_command(diff)

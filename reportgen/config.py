@@ -42,6 +42,10 @@ class BuildConfig:
     institution: str = ""  # e.g. "Example University"
     logo: str = ""  # a local PNG, JPEG, GIF or SVG file for the title page; empty: none
     keywords: tuple = KEYWORDS  # PDF and HTML metadata keywords
+    url: str = ""  # where the course or its documents live (http or https); cited in report.bib and CITATION.cff
+    # A course's own documents (no flags): the texts, and the claim files written against them.
+    documents: str = ""  # folder of the documents' texts (Markdown or plain text); empty: not looked up
+    claims: str = ""  # folder of documents.toml and one <id>.toml per document; empty: the built-in five
 
 
 FIELDS = {f.name: f for f in fields(BuildConfig)}
@@ -111,6 +115,15 @@ def _check(key, value, experiments):
         if not isinstance(value, str):
             raise ValueError(f"expected the path of an image file, got {value!r}")
         return check_logo(text.path(value)) if value else value
+    if key == "url":
+        return _url(value)
+    if key in ("documents", "claims"):
+        if not isinstance(value, str):
+            raise ValueError(f"expected the path of a folder, got {value!r}")
+        if value and not Path(text.path(value)).is_dir():
+            raise ValueError(f"{value} is not a folder; give the folder that holds the course's "
+                             + ("texts" if key == "documents" else "documents.toml and claim files"))
+        return text.path(value) if value else value
     if key in ("cache", "fail_fast", "quiet", "replace"):
         if not isinstance(value, bool):
             raise ValueError(f"expected true or false, got {value!r}")
@@ -118,6 +131,16 @@ def _check(key, value, experiments):
     if not isinstance(value, str) or not value:
         raise ValueError(f"expected a non-empty path string, got {value!r}")
     return text.path(value)
+
+
+def _url(value):
+    """A web address to cite: one line, http or https, no spaces (it lands in BibTeX, CFF and HTML)."""
+    if not isinstance(value, str):
+        raise ValueError(f"expected a web address, got {value!r}")
+    value = text.checked(value, limits.MAX_TEXT_CHARS)
+    if value and (not value.lower().startswith(("https://", "http://")) or any(c in value for c in ' {}\\"<>`')):
+        raise ValueError(f"{value[:60]!r} is not an http(s) address; write it as https://…")
+    return value
 
 
 def check_logo(path):

@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 
 from reportgen import errata, story
+from reportgen.documents import FIXED, GONE, STATES
 from reportgen.errors import ReportgenError
 from reportgen.family import Table
 from reportgen.judge import VERDICTS, coverage, family_wise, statements, tally, verdict_counts
@@ -21,6 +22,7 @@ from reportgen.stats import LEVEL
 ERRORS = ("contradicted",)  # verdicts that say a document is wrong (material or minor)
 IN_PART = ("partly",)  # verdicts that say it is right in some setups only
 UNSETTLED = ("inconclusive", "unverifiable")  # verdicts that leave the statement open
+QUOTE_WORDS = {state: STATES[state] for state in (GONE, FIXED)}  # shown beside a verdict
 # What every page of a build of these profiles says about itself: its sizes decide nothing.
 # (the title page's sentence, the short line every PDF page repeats in its margin)
 PROFILE_WARNINGS = {"quick": ("Quick profile: sizes too small for the verdicts to be relied on.",
@@ -58,6 +60,8 @@ def claim_row(j, table):
         "correct": getattr(j, "correct", "") or "",
         "tolerance": j.tolerance,
         "table": table,
+        "quote_state": j.quote_state,
+        "quote_words": QUOTE_WORDS.get(j.quote_state, ""),
     }
 
 
@@ -173,10 +177,13 @@ def findings(sections, catalog, rows, chapters):
     # A material summary statement stands for its setups: they are not listed again.
     covered = {s.id for j in judged if severity(j) == "material" for s in getattr(j, "setups", ())}
     by_doc = {doc: {"material": {}, "minor": [], "partly": []} for doc in catalog.documents}
+    moved = []  # quotes no longer in their documents: fixed errors and stale claims
     for j in judged:
         row = rows.get(j.id) or claim_row(j, None)
         mine = by_doc.setdefault(j.claim.doc, {"material": {}, "minor": [], "partly": []})
-        if row["severity"] == "material":
+        if j.quote_state in (GONE, FIXED):
+            moved.append(row)
+        elif row["severity"] == "material":
             if j.id not in covered:
                 mine["material"].setdefault(j.claim.section, []).append(row)
         elif row["severity"] == "minor":
@@ -194,7 +201,7 @@ def findings(sections, catalog, rows, chapters):
         documents.append({
             "doc": doc, "title": d.title if d else doc, "counts": verdict_counts(mine), "total": len(mine),
             "material": material,
-            "n_material": sum(1 for j in mine if severity(j) == "material"),
+            "n_material": sum(1 for j in mine if severity(j) == "material" and j.quote_state != FIXED),
             "minor": found["minor"], "partly": found["partly"],
         })
     right = []
@@ -208,6 +215,8 @@ def findings(sections, catalog, rows, chapters):
     counts = verdict_counts(judged)
     return {
         "documents": documents,
+        "fixed": [r for r in moved if r["quote_state"] == FIXED],
+        "stale": [r for r in moved if r["quote_state"] == GONE],
         "right": right,
         "counts": counts,
         "n_statements": len(judged),
@@ -219,18 +228,20 @@ def findings(sections, catalog, rows, chapters):
     }
 
 
-def references(catalog, sections):
-    """(documents, papers): a bibliography entry per checked document, and the papers relied on."""
+def references(catalog, sections, info, config):
+    """(documents, papers): a bibliography entry per checked document, and the papers relied on.
+
+    A document is cited by its title, its kind and the course's url or name (reportgen.citation),
+    with the SHA-256 of the text checked (read in this build, or recorded with the claims)."""
+    from reportgen.citation import document_citation
+
     data = tomllib.loads((resources.files("reportgen.templates") / "references.toml").read_text(encoding="utf-8"))
-    files = {d["id"]: d for d in data.get("document", [])}
+    texts = info.get("documents") or {}
     documents = []
     for doc in catalog.documents.values():
-        known = files.get(doc.id, {})
-        documents.append({
-            "id": doc.id, "title": doc.title, "short": errata.short_title(doc.title), "citation": doc.citation,
-            "kind": known.get("kind", ""),
-            "file": known.get("file", ""), "sha256": known.get("sha256", ""),
-        })
+        cited = document_citation(texts.get(doc.id, {"title": doc.title, "kind": doc.kind}), config)
+        documents.append(dict(cited, id=doc.id, title=doc.title, short=errata.short_title(doc.title),
+                              citation=doc.citation, read=texts.get(doc.id, {}).get("text") == "read"))
     papers = [dict(r, cited_by=[]) for r in data.get("reference", [])]
     # Claims decided by a source (rule "reference") cite it in their own words, often with
     # a section: one entry per work (first author and year), naming the claims it decides.
@@ -273,6 +284,7 @@ def embedded_logo(path):
 
 def title_block(config, info, build):
     """Title page, metadata and the "how to cite" line, from the config and this build."""
+    from reportgen import citation
     from reportgen.mathtex import plain
 
     when = datetime.datetime.fromisoformat(info["build_time"])
@@ -284,6 +296,8 @@ def title_block(config, info, build):
     if config.subtitle:
         parts[-1] = parts[-1][:-1] + f": {plain(config.subtitle)}."
     parts += [p + "." for p in (config.course, config.institution if config.author else "") if p]
+    if config.url:
+        parts.append(f"{config.url}.")
     parts.append(f"Report {build}, built {when.date().isoformat()} by reportgen {own.get('version', '')} "
                  f"({commit[:12]}{'+dirty' if commit.endswith('+dirty') else ''}), profile {info['profile']}, "
                  f"seed {info['seed']}.")
@@ -301,6 +315,8 @@ def title_block(config, info, build):
         "year": when.year,
         "build": build,
         "cite": " ".join(parts),
+        "bibtex": citation.report_bibtex(config, info, build),
+        "url": config.url,
         "profile_warning": PROFILE_WARNINGS.get(info["profile"], ("", ""))[0],
         "profile_running": PROFILE_WARNINGS.get(info["profile"], ("", ""))[1],
     }
@@ -325,7 +341,7 @@ def context(sections, catalog, info, config, build):
     found = findings(sections, catalog, rows, chapters)
     found["story"] = story.story(catalog, rows, chapters)
     found["unsaid"] = story.unsaid(catalog, rows)
-    documents, papers = references(catalog, sections)
+    documents, papers = references(catalog, sections, info, config)
     meta = title_block(config, info, build)
     return {
         "meta": meta,

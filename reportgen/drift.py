@@ -16,7 +16,11 @@ report.results_document) and returns a `Drift`:
 
 Numbers are read as numbers from the documents: nothing is parsed out of text.
 Pure Python and standard library only: no torch, so it runs anywhere results.json does.
-`exit_code(drift)` is 1 when a matched claim changed verdict or a claim disappeared, else 0;
+- quotes that left their documents: a claim whose quote was in its document's text and no
+  longer is ("gone"), or an error corrected there ("fixed").
+
+`exit_code(drift)` is 1 when a matched claim changed verdict, a claim disappeared or a quote
+left its document, else 0;
 claims added and numbers that moved are listed but do not set it.
 """
 
@@ -63,6 +67,19 @@ class VerdictChange:
 
 
 @dataclass
+class QuoteChange:
+    """A claim whose quote is no longer in its document (gone), or whose error was corrected there (fixed)."""
+
+    id: str
+    label: str
+    old: str  # the quote's state in the old run: found, unread, gone, fixed (absent in older files: unread)
+    new: str
+
+
+QUOTE_WORDS = {"gone": "quote no longer in the document", "fixed": "error fixed in the document"}
+
+
+@dataclass
 class CIMove:
     """A measured value that left the other run's interval."""
 
@@ -95,6 +112,7 @@ class Drift:
     verdict_changes: list = field(default_factory=list)  # VerdictChange
     checks_added: list = field(default_factory=list)  # CheckRef
     checks_removed: list = field(default_factory=list)  # CheckRef
+    quote_changes: list = field(default_factory=list)  # QuoteChange: a quote that left its document
     checks_compared: int = 0
     measured_changed: int = 0  # matched claims whose measured value differs
     beyond_ci: list = field(default_factory=list)  # CIMove
@@ -113,8 +131,8 @@ class Drift:
 
 
 def exit_code(drift):
-    """1 when a matched claim changed verdict or a claim disappeared, else 0."""
-    return 1 if drift.verdict_changed else 0
+    """1 when a matched claim changed verdict, a claim disappeared or a quote left its document, else 0."""
+    return 1 if drift.verdict_changed or drift.quote_changes else 0
 
 
 # --- input shape ---------------------------------------------------------------------
@@ -284,6 +302,9 @@ def compare(old, new):
             drift.checks_added.append(_ref(claim))
             continue
         drift.checks_compared += 1
+        was, now = before.get("quote_state", "unread"), claim.get("quote_state", "unread")
+        if now in QUOTE_WORDS and was != now:
+            drift.quote_changes.append(QuoteChange(claim_id, claim.get("label", ""), was, now))
         if before["verdict"] != claim["verdict"]:
             drift.verdict_changes.append(
                 VerdictChange(claim_id, claim.get("label", ""), before["verdict"], claim["verdict"],
@@ -358,6 +379,8 @@ def format_text(drift):
     """A human summary; its first line says whether any verdict changed."""
     n = len(drift.verdict_changes)
     lines = [f"{n} verdict(s) changed" if n else "no verdict changed"]
+    if drift.quote_changes:
+        lines[0] += f"; {len(drift.quote_changes)} quote(s) no longer in their documents"
     totals = drift.verdict_totals
     if totals.get("old") != totals.get("new"):
         lines.append(f"verdict totals: {totals.get('old')} -> {totals.get('new')}")
@@ -369,6 +392,9 @@ def format_text(drift):
         lines.append("verdict changes:")
         _limited(lines, drift.verdict_changes, lambda c: (
             f"{c.id} ({c.label}): {c.old} -> {c.new}; measured {c.old_measured!r} -> {c.new_measured!r}"))
+    if drift.quote_changes:
+        lines.append("quotes that left their documents (update or remove these claims):")
+        _limited(lines, drift.quote_changes, lambda q: f"{q.id} ({q.label}): {QUOTE_WORDS[q.new]}")
     if drift.checks_added:
         lines.append("claims added:")
         _limited(lines, drift.checks_added, lambda c: f"{c.id} ({c.label}): {c.verdict}")

@@ -3,6 +3,8 @@
 from dataclasses import dataclass, replace
 
 SAME, CHANGED, NEW, MISSING = "same", "CHANGED", "NEW", "MISSING"
+# The document no longer holds the quote: the claims data describes a text that is gone.
+STALE, FIXED = "STALE", "FIXED"  # FIXED: the quote was an error, so the error is corrected in the document
 
 
 @dataclass(frozen=True)
@@ -22,6 +24,7 @@ class Row:
     expected: str
     status: str  # same | CHANGED | MISSING
     seed_verdicts: tuple = ()  # one per seed with --seeds; "unstable" when they differ
+    quote_state: str = "unread"  # found | gone | fixed | unread (reportgen.documents)
     boundary: str = ""  # the claim's own explanation of why its verdict sits on a boundary
     severity: str = ""  # contradicted: material or minor
     sentence: str = ""  # the verdict in one plain sentence
@@ -44,28 +47,40 @@ class Row:
         return out
 
 
-def run_checks(config, progress, catalog, families):
+def run_checks(config, progress, catalog, families, quotes=None):
     """Sections of one run without figures or rendering; the cache may serve."""
     from reportgen.pipeline import run_all
 
-    _, sections = run_all(config, progress, catalog, families)
+    _, sections = run_all(config, progress, catalog, families, quotes=quotes)
     return sections
+
+
+def status(expected, j):
+    """A row's status: the quote gone from the document comes first, then the verdict's agreement."""
+    from reportgen.documents import FIXED as fixed, GONE
+
+    if j.quote_state == GONE:
+        return STALE
+    if j.quote_state == fixed:
+        return FIXED
+    return SAME if expected == j.verdict else CHANGED
 
 
 def compare(config, progress, seeds=1, catalog=None, families=None):
     """Rows for every claim of the selected experiments, and the names of failed experiments."""
-    from reportgen import claims
+    from reportgen import claims, documents
     from reportgen.experiments import EXPERIMENTS
 
-    catalog = catalog or claims.catalog()
+    catalog = catalog or claims.catalog(config.claims or None)
+    quotes = documents.quotes(catalog, documents.read(catalog, config.documents))
     families = families or EXPERIMENTS
-    sections = run_checks(config, progress, catalog, families)
+    sections = run_checks(config, progress, catalog, families, quotes)
     failed = [s.experiment.name for s in sections if s.error]
     judged = [j for s in sections for j in s.judged]
     per_seed = {j.id: [j.verdict] for j in judged}
     for offset in range(1, seeds):
         progress.echo(f"seed {config.seed + offset}:")
-        for s in run_checks(replace(config, seed=config.seed + offset), progress, catalog, families):
+        for s in run_checks(replace(config, seed=config.seed + offset), progress, catalog, families, quotes):
             for j in s.judged:
                 per_seed.setdefault(j.id, []).append(j.verdict)
     rows = []
@@ -75,7 +90,7 @@ def compare(config, progress, seeds=1, catalog=None, families=None):
         expected = c.expected_for(config.profile)
         rows.append(
             Row(c.id, c.doc, c.section, c.label, c.quote, j.documented, j.measured, j.tolerance, c.rule,
-                j.verdict, expected, SAME if expected == j.verdict else CHANGED, tuple(per_seed[c.id]),
+                j.verdict, expected, status(expected, j), tuple(per_seed[c.id]), j.quote_state,
                 c.boundary, j.severity or "", j.sentence, parent.get(c.id, ""))
         )
     measured = {j.id for j in judged}
@@ -84,7 +99,8 @@ def compare(config, progress, seeds=1, catalog=None, families=None):
         if catalog.families_needed(c) <= ran and c.id not in measured:
             documented = c.documented if isinstance(c.documented, str) else ", ".join(c.documented)
             rows.append(Row(c.id, c.doc, c.section, c.label, c.quote, documented, "—", "", c.rule, "—",
-                            c.expected_for(config.profile), MISSING, part_of=parent.get(c.id, "")))
+                            c.expected_for(config.profile), MISSING, quote_state=quotes.get(c.id, "unread"),
+                            part_of=parent.get(c.id, "")))
     return rows, failed
 
 
@@ -92,7 +108,7 @@ def record(rows, profile, folder=None):
     """Make this run's verdicts the expected ones of `profile`; only `expected*` lines change."""
     from reportgen import claims
 
-    return claims.record({r.id: r.verdict for r in rows if r.status != MISSING}, profile, folder)
+    return claims.record({r.id: r.verdict for r in rows if r.status not in (MISSING, STALE, FIXED)}, profile, folder)
 
 
 def exit_status(rows, failed):

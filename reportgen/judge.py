@@ -63,6 +63,7 @@ class Judged:
     severity: str | None = None  # contradicted only: material or minor
     setups: tuple = ()  # summary: the Judged of each setup
     correct: str = ""  # contradicted or partly: the correct statement, its numbers filled in (reportgen.prose)
+    quote_state: str = "unread"  # whether the quote is in the document's text now (reportgen.documents)
 
     @property
     def id(self):
@@ -95,6 +96,7 @@ class Judged:
             "correct": self.correct,
             "setups": [s.id for s in self.setups],
             "table": c.table,
+            "quote_state": self.quote_state,
         }
 
 

@@ -15,4 +15,6 @@ MAX_RESULTS_BYTES = 64 * 1024 * 1024  # results.json for `diff`: a standard buil
 MAX_CACHE_ENTRY_BYTES = 256 * 1024 * 1024  # a run entry or a rendered PDF; the largest is ~10 MiB
 MAX_JOURNAL_BYTES = 64 * 1024  # the publish journal lists a handful of file names
 MAX_DIFF_DIGITS = 400  # an integer in results.json longer than this is not a measurement
+MAX_CLAIMS_BYTES = 4 * 1024 * 1024  # one document's claims file; the largest built-in one is ~150 KiB
+MAX_DOCUMENT_BYTES = 4 * 1024 * 1024  # a document's text (Markdown, plain text); the built-in ones are 3-25 KiB
 LOCK_WAIT_S = 600.0  # a second build into one output waits this long for the first, then exits 2

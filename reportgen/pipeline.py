@@ -326,6 +326,17 @@ def fill_in(sections):
     return [replace(s, judged=tuple(filled(j) for j in s.judged)) for s in sections]
 
 
+def mark_quotes(sections, quotes):
+    """Each verdict with the state of its quote in the document's text now (reportgen.documents):
+    found, gone, an error fixed in the document, or not looked up."""
+    from reportgen.documents import UNREAD, state
+
+    def marked(j):
+        return replace(j, quote_state=state(quotes.get(j.id, UNREAD), j.verdict))
+
+    return [replace(s, judged=tuple(marked(j) for j in s.judged)) for s in sections]
+
+
 def lay_out_all(sections):
     """Each section with its tables, the claims-table slots filled with their verdicts."""
     out = []
@@ -353,10 +364,11 @@ def open_cache(config, progress):
     return cache.Cache(config.cache_dir, config.cache, progress.warn)
 
 
-def run_all(config, progress, catalog, families, drawer=None, store=None, device=None):
+def run_all(config, progress, catalog, families, drawer=None, store=None, device=None, quotes=None):
     """Run (or load) every selected experiment and present it; failures are isolated.
 
-    With a drawer, each section carries its figures (SVG and PNG).
+    With a drawer, each section carries its figures (SVG and PNG). `quotes` says whether each
+    claim's quote is in its document now ({claim id: state}; reportgen.documents.quotes).
     """
     device = device or resolve_device(config.device)
     store = store or open_cache(config, progress)
@@ -379,7 +391,8 @@ def run_all(config, progress, catalog, families, drawer=None, store=None, device
         if drawer is not None:
             drawer.abandon()
         raise
-    sections = lay_out_all(fill_in(sum_up([done[e.name] for e in chosen], catalog)))
+    sections = fill_in(sum_up([done[e.name] for e in chosen], catalog))
+    sections = lay_out_all(mark_quotes(sections, quotes or {}))
     if drawer is not None:
         drawn = drawer.finish()
         sections = [with_figures(s, drawn.get(s.experiment.name)) for s in sections]
@@ -438,14 +451,15 @@ def refuse_narrowing(config, families):
 
 def build(config, progress, catalog=None, families=None):
     """The whole build; returns (summary line, failed experiment names)."""
-    from reportgen import claims, provenance, report
+    from reportgen import claims, documents, provenance, report
     from reportgen.drawing import Drawer
     from reportgen.experiments import EXPERIMENTS
 
     from reportgen import liblog
 
     liblog.route(progress)
-    catalog = catalog or claims.catalog()
+    catalog = catalog or claims.catalog(config.claims or None)
+    texts = documents.read(catalog, config.documents)  # a missing text is bad input, before any work
     families = families or EXPERIMENTS
     refuse_narrowing(config, families)
     timings = {}
@@ -456,7 +470,8 @@ def build(config, progress, catalog=None, families=None):
     announce(config, device, store, progress)
     drawer = Drawer(config, store)
     try:
-        device, sections = run_all(config, progress, catalog, families, drawer, store, device)
+        device, sections = run_all(config, progress, catalog, families, drawer, store, device,
+                                   documents.quotes(catalog, texts))
         timings["experiments"] = time.perf_counter() - start
 
         # The report is dated by its newest result (or SOURCE_DATE_EPOCH), so a rebuild with
@@ -465,6 +480,7 @@ def build(config, progress, catalog=None, families=None):
         epoch = provenance.source_date_epoch()
         when = epoch.isoformat() if epoch else max(computed, default=build_time().isoformat())
         info = provenance.collect(config, device, when)
+        info["documents"] = documents.provenance(texts)
         written = report.write(sections, catalog, info, config, timings, store, progress)
     except BaseException:
         drawer.abandon()

@@ -5,10 +5,13 @@ import os
 import platform
 from importlib import metadata
 
+from reportgen import DISTRIBUTION
 from reportgen._commit import source_commit
 from pathlib import Path
 
 PACKAGES = ("reportgen", "torch", "numpy", "matplotlib", "jinja2", "click", "weasyprint", "ziamath")
+# reportgen's own version is that of its distribution, which has another name on the index
+DISTRIBUTIONS = {"reportgen": DISTRIBUTION}
 
 
 def source_date_epoch():
@@ -62,7 +65,7 @@ def versions():
     out = {"python": platform.python_version()}
     for name in PACKAGES:
         try:
-            out[name] = metadata.version(name)
+            out[name] = metadata.version(DISTRIBUTIONS.get(name, name))
         except metadata.PackageNotFoundError:
             out[name] = "not installed"
     return out

@@ -35,7 +35,8 @@ def stop_if_signalled():
     if signal.SIGINT in received:
         raise KeyboardInterrupt
 
-OUTPUT_NAMES = ("results.json", "report.html", "report.pdf", "report-handout.pdf")  # the set reportgen owns
+# the set reportgen owns
+OUTPUT_NAMES = ("results.json", "report.html", "report.pdf", "report-handout.pdf", "report.bib", "CITATION.cff")
 SHEET_PREFIX = "errata-"  # and one errata sheet per document: errata-<id>.html, errata-<id>.pdf
 MANIFEST = ".reportgen-manifest.json"
 JOURNAL = ".reportgen-swap.json"

@@ -275,6 +275,7 @@ def write(sections, catalog, info, config, timings, store, progress=None):
     """Render everything in memory, then replace the output files together as one set."""
     import hashlib
 
+    from reportgen import citation
     from reportgen.context import context
     from reportgen.progress import Progress
     from reportgen.publish import publish
@@ -283,7 +284,8 @@ def write(sections, catalog, info, config, timings, store, progress=None):
     out = Path(config.output)
     results_json = json.dumps(results_document(sections, catalog, info, config.title), indent=1, ensure_ascii=False)
     build = hashlib.sha256(results_json.encode()).hexdigest()[:16]
-    files = {"results.json": results_json}
+    files = {"results.json": results_json, "report.bib": citation.bibliography(config, info, build),
+             "CITATION.cff": citation.cff(config, info, build)}
     if "html" in config.format or "pdf" in config.format:
         stage = time.perf_counter()
         with progress.stage("html", "laying out the report"):

@@ -40,11 +40,21 @@ def print_tables(sections):
             click.echo()
 
 
+def _short(text, limit=80):
+    """A quote on one line, cut at `limit` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+QUOTE_GONE = {"STALE": "quote no longer in the document",
+              "FIXED": "error fixed in the document (its quote is no longer there)"}
+
+
 def check_lines(rows, failed):
     """The fact-check as terminal lines: one per claim, then counts per document."""
     lines, counts = [], {}
     for r in rows:
-        mark = {"same": " ", "CHANGED": "!", "NEW": "+", "MISSING": "-"}[r.status]
+        mark = {"same": " ", "CHANGED": "!", "NEW": "+", "MISSING": "-", "STALE": "?", "FIXED": "*"}[r.status]
         flag = ""
         if r.unstable:
             flag = " UNSTABLE across seeds " + "/".join(r.seed_verdicts)
@@ -52,6 +62,10 @@ def check_lines(rows, failed):
         verdict = click.style(r.verdict, fg=COLOURS.get(r.verdict)) if r.verdict in COLOURS else r.verdict
         if r.severity:
             verdict += f" ({r.severity})"
+        if r.status in QUOTE_GONE:  # the verdict judged a sentence the document no longer holds
+            lines.append(f"{mark} {r.doc} §{r.section} | claim {r.id} | {QUOTE_GONE[r.status]}: “{_short(r.quote)}” "
+                         f"({r.status}; update or remove the claim in its claims file)")
+            continue
         lines.append(
             f"{mark} {r.doc} §{r.section} | {r.statement} | documented {r.documented} | "
             f"measured {r.measured} | {verdict}"

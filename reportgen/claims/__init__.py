@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from reportgen import inputs, limits
 from reportgen.errors import ConfigError
 from reportgen.judge import VERDICTS
 from reportgen.prose import bad_fields, names
@@ -34,11 +35,13 @@ ID = re.compile(r"[0-9a-z][0-9a-z.-]*")
 
 @dataclass(frozen=True)
 class Document:
-    """One source document: its id (the NNN of its claims file), title and bibliographic line."""
+    """One source document: its id (the NNN of its claims file), title and how it is cited."""
 
     id: str
     title: str
-    citation: str = ""
+    citation: str = ""  # a bibliographic line, when one is known; it replaces the built one
+    kind: str = ""  # what it is, e.g. "Lecture notes, week 3": cited with the title
+    file: str = ""  # its text in the `documents` folder; empty: <id>.md, <id>.txt or <id>_*.txt
 
 
 @dataclass(frozen=True)
@@ -129,11 +132,33 @@ def default_folder():
     return Path(str(resources.files("reportgen.claims")))
 
 
+DOC_ID = re.compile(r"[0-9a-z][0-9a-z-]*")  # names its claims file, <id>.toml
+DOC_KEYS = {"id": True, "title": True, "citation": False, "kind": False, "file": False}
+
+
 def load_documents(folder=None):
-    """{document id: Document} in file order."""
+    """{document id: Document} in file order; bad entries are one ConfigError."""
     path = Path(folder or default_folder()) / "documents.toml"
-    data = _read(path)
-    return {d["id"]: Document(d["id"], d["title"], d.get("citation", "")) for d in data.get("document", [])}
+    out, problems = {}, []
+    for i, entry in enumerate(_read(path).get("document", []), start=1):
+        where = f"documents.toml document {entry.get('id', f'#{i}')!s:.40}"
+        problems += [f"{where}: missing key '{k}'" for k, required in DOC_KEYS.items() if required and k not in entry]
+        problems += [f"{where}: unknown key '{k}'" for k in entry if k not in DOC_KEYS]
+        problems += [f"{where}: '{k}' must be a string" for k in DOC_KEYS if k in entry and not isinstance(entry[k], str)]
+        if any(p.startswith(where) for p in problems):
+            continue
+        if not DOC_ID.fullmatch(entry["id"]):
+            problems.append(f"{where}: id must be lower-case letters, digits and '-' (it names {entry['id']}.toml)")
+        elif entry["id"] in out:
+            problems.append(f"{where}: id used twice")
+        file = entry.get("file", "")
+        if file and (Path(file).is_absolute() or ".." in Path(file).parts):
+            problems.append(f"{where}: file must be a name inside the documents folder, not {file!r}")
+        if not problems:
+            out[entry["id"]] = Document(**entry)
+    if problems:
+        raise ConfigError("claims data: " + "; ".join(problems[:5]) + (" …" if len(problems) > 5 else ""))
+    return out
 
 
 def load(folder=None):
@@ -278,8 +303,11 @@ def _files(folder, doc):
 
 
 def _read(path):
+    """A claims file as TOML: bounded, a regular file (a course's folder is input like any other)."""
     try:
-        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        return tomllib.loads(inputs.read_text(path, limits.MAX_CLAIMS_BYTES, way_out="give a claims TOML file"))
+    except inputs.InputRefused as exc:
+        raise ConfigError(f"claims data: {exc}") from None
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"claims data: cannot read {path}: {exc}") from None
 

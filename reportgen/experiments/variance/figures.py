@@ -89,33 +89,37 @@ def unit_vector_figure(results):
     )
 
 
-# The claims whose documented values the figures mark (reportgen/claims/NNN.toml).
+# The claims whose documented values the figures mark (reportgen/claims/NNN.toml). A course's
+# own claims (the `claims` setting) hold none of them: the figures then mark nothing.
 RANGE_CLAIMS = {3: "002.range-d3", 100: "002.range-d100", 1000: "002.range-d1000"}
 DEMO_CLAIMS = ("000.demo-raw-var", "003.check-raw-var")
 
 
 def range_figure(results, documented):
     rows = results["ranges"]
-    bounds = [documented[RANGE_CLAIMS[d]] for d in DOC_RANGE_DIMS]
+    bounds = [documented.get(RANGE_CLAIMS[d]) for d in DOC_RANGE_DIMS]
     fig, axes = subplots(1, len(rows), height=2.5)
     for ax, row, d, bound in zip(axes, rows, DOC_RANGE_DIMS, bounds):
         edges = np.asarray(row["hist_edges"])
         counts = np.asarray(row["hist_counts"])
         ax.stairs(counts, edges, fill=True, color="#1f5fa8", alpha=0.7, label="1 000 pairs")
-        b = float(bound)
-        ax.axvspan(-b, b, color="#e8a33d", alpha=0.25, label=f"002: −{b:g} to +{b:g}")
+        b = float(bound) if bound is not None else 0.0
+        if bound is not None:
+            ax.axvspan(-b, b, color="#e8a33d", alpha=0.25, label=f"002: −{b:g} to +{b:g}")
         ax.set(title=f"d = {d}", xlabel="q·k")
         lim = max(abs(edges[0]), abs(edges[-1]), b) * 1.05
         ax.set_xlim(-lim, lim)
     axes[0].set_ylabel("count")
     axes[0].legend(loc="upper left", fontsize=6.5)
+    stated = None not in bounds
     return Figure(
         "dot-product-histograms",
-        "Histograms of 1 000 dot products for d = 3, 100 and 1 000 (002's experiment, this run), "
-        "with the range 002 states for each shaded.",
-        "Three histograms of this run's 1 000 dot products, with 002's stated range shaded: "
+        "Histograms of 1 000 dot products for d = 3, 100 and 1 000 (002's experiment, this run)"
+        + (", with the range 002 states for each shaded." if stated else "."),
+        "Three histograms of this run's 1 000 dot products" + (", with 002's stated range shaded: " if stated else ": ")
         + "; ".join(
-            f"d = {d}: data from {row['first_min']:.1f} to {row['first_max']:.1f}, stated ±{bound:g}"
+            f"d = {d}: data from {row['first_min']:.1f} to {row['first_max']:.1f}"
+            + (f", stated ±{bound:g}" if bound is not None else "")
             for row, d, bound in zip(rows, DOC_RANGE_DIMS, bounds)
         )
         + ".",
@@ -164,24 +168,25 @@ def init_figure(results):
 
 def demo_figure(results, documented):
     rows = results["demos"]
-    printed = [documented[claim] for claim in DEMO_CLAIMS]
+    printed = [documented.get(claim) for claim in DEMO_CLAIMS]
     fig, axes = subplots(1, len(rows), height=2.4)
     for ax, row, (name, _), raw_doc in zip(axes, rows, DOC_DEMOS, printed):
         values = np.asarray(row["raw_vars"])
         ax.hist(values, bins=50, color="#6b4c9a", alpha=0.8)
-        ax.axvline(float(raw_doc), color="#d1495b", ls="--", label=f"documented ≈ {raw_doc:g}")
+        if raw_doc is not None:
+            ax.axvline(float(raw_doc), color="#d1495b", ls="--", label=f"documented ≈ {raw_doc:g}")
+            ax.legend(loc="upper right")
         ax.set(title=name, xlabel="raw score variance printed by one run")
-        ax.legend(loc="upper right")
     axes[0].set_ylabel("runs")
     return Figure(
         "demo-spread",
         f"What the small demonstrations print: the raw score variance over "
         f"{len(rows[0]['raw_vars']):,} repeats of each demo at its own shape.".replace(",", " "),
-        "Histograms of the raw score variance one run of each demo prints, with the documented "
-        "value marked: "
+        "Histograms of the raw score variance one run of each demo prints"
+        + (", with the documented value marked: " if None not in printed else ": ")
         + "; ".join(
             f"{name}: {LEVEL_LABEL} of runs between {quantile_range(row['raw_vars'], LEVEL)[0]:.1f} and "
-            f"{quantile_range(row['raw_vars'], LEVEL)[1]:.1f}, documented {raw_doc:g}"
+            f"{quantile_range(row['raw_vars'], LEVEL)[1]:.1f}" + (f", documented {raw_doc:g}" if raw_doc is not None else "")
             for row, (name, _), raw_doc in zip(rows, DOC_DEMOS, printed)
         )
         + ".",
