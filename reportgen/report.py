@@ -175,6 +175,14 @@ def pdf_key(html, results_json):
     return digest.hexdigest()[:32]
 
 
+def pdfs_cached(named, results_json, store):
+    """Whether the cache holds every PDF of `named` (the pdf stage's estimate depends on it)."""
+    from reportgen.cache import check_pdf
+
+    return all(store.load_bytes(name, pdf_key(html, results_json), check_pdf) is not None
+               for name, html in named.items())
+
+
 def pdfs(named, results_json, info, store):
     """{name: PDF bytes} for {name: print HTML}: cached ones reused, the others rendered, the
     second in a worker process while this one renders the first (WeasyPrint holds the GIL)."""
@@ -248,12 +256,18 @@ def write(sections, catalog, info, config, timings, store, progress=None):
         timings["html"] = time.perf_counter() - stage
         if "pdf" in config.format:
             stage = time.perf_counter()
-            with progress.stage("pdf", "typesetting report.pdf and report-handout.pdf (tagged PDF/UA-1)"):
-                both = pdfs({"report": printed, "handout": handout}, results_json.encode(), info, store)
+            named = {"report": printed, "handout": handout}
+            if pdfs_cached(named, results_json.encode(), store):
+                kind, what = "cached", "report.pdf and report-handout.pdf from the cache"
+            else:
+                kind, what = "cold", "typesetting report.pdf and report-handout.pdf (tagged PDF/UA-1)"
+            with progress.stage("pdf", what, kind=kind):
+                both = pdfs(named, results_json.encode(), info, store)
             files["report.pdf"], files["report-handout.pdf"] = both["report"], both["handout"]
             timings["pdf"] = time.perf_counter() - stage
     try:
-        return publish(out, files, build, progress.warn)
+        with progress.stage("write", f"{len(files)} files into {out}"):
+            return publish(out, files, build, progress.warn)
     except OSError as exc:
         raise ReportgenError(f"cannot write the report into {out}: {exc.strerror or exc}; {_state_of(out)}; "
                              "free space or choose another --output") from None
