@@ -399,6 +399,7 @@ def run_all(config, progress, catalog, families, drawer=None, store=None, device
         what = f"{len(cold)} to run ({', '.join(cold) or 'none'}), {len(cached)} from cache"
         with progress.stage("experiments", what, expected=expected) as stage, \
                 contextlib.closing(runs(chosen, config, device, progress, store, (ready, todo))) as finished:
+            stage.detail = f"0 of {len(chosen)} done"
             for run in finished:  # in the order they finish; the report keeps the registry's
                 experiment = run.experiment
                 claims = catalog.of_family(experiment.name)

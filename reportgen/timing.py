@@ -14,20 +14,28 @@ import math
 from dataclasses import dataclass, field
 
 KINDS = ("cold", "cached")
-# A stage never timed on this machine: the median of 3 builds on the 2-core development
-# machine (2026-12, load average about 4; README "Performance"), per profile, in seconds.
+# A stage never timed on this machine: one cold build and one cached rebuild of each profile
+# on the 2-core development machine (Xeon @ 2.80GHz, 24 GiB) shared with other builds, load
+# average 6-9, 2026-12 (README "Build times"). An idle machine is about 3× faster; the
+# first build here replaces these with its own times.
+READ = 0.1  # seconds to read an experiment's results from the cache
 TYPICAL = {
     "quick": {
-        "variance": {"cold": 2.0, "cached": 0.1}, "saturation": {"cold": 3.0, "cached": 0.1},
-        "temperature": {"cold": 3.0, "cached": 0.1}, "worked": {"cold": 1.0, "cached": 0.1},
-        "gradients": {"cold": 4.0, "cached": 0.1}, "training": {"cold": 6.0, "cached": 0.1},
-        "lm": {"cold": 10.0, "cached": 0.1},
-        "figures": {"cold": 6.0, "cached": 0.5}, "html": {"cold": 3.0, "cached": 3.0},
-        "pdf": {"cold": 20.0, "cached": 0.3}, "write": {"cold": 0.2, "cached": 0.2},
+        "variance": 30.4, "saturation": 0.6, "temperature": 1.7, "worked": 1.0, "gradients": 1.7,
+        "training": 10.8, "lm": 10.9,
+        "figures": {"cold": 43.1, "cached": 0.1}, "html": {"cold": 8.5, "cached": 4.9},
+        "pdf": {"cold": 73.0, "cached": 0.1}, "write": {"cold": 0.1, "cached": 0.1},
+    },
+    "standard": {
+        "variance": 145.6, "saturation": 19.5, "temperature": 36.7, "worked": 8.6, "gradients": 24.4,
+        "training": 107.8, "lm": 129.7,
+        "figures": {"cold": 17.0, "cached": 0.1}, "html": {"cold": 9.1, "cached": 6.9},
+        "pdf": {"cold": 85.5, "cached": 0.2}, "write": {"cold": 0.6, "cached": 0.2},
     },
 }
-TYPICAL["standard"] = TYPICAL["quick"]  # replaced below once measured
-UNKNOWN_STAGE = {"cold": 5.0, "cached": 0.1}  # a family added since the table was measured
+TYPICAL = {profile: {stage: v if isinstance(v, dict) else {"cold": v, "cached": READ} for stage, v in stages.items()}
+           for profile, stages in TYPICAL.items()}  # an experiment's number is its cold time
+UNKNOWN_STAGE = {"cold": 5.0, "cached": READ}  # a family added since the table was measured
 # The full profile is 10-100× the standard one's work (README): a range, not a promise.
 FULL_FACTOR = (10, 100)
 NAME = "timings"

@@ -82,6 +82,18 @@ def test_diff_is_tables_that_fit(columns, tmp_path):
         assert word in out
 
 
+def test_help_imports_no_rich():
+    """rich is imported inside the commands that print: `reportgen --help` stays instant."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from reportgen.cli import main\n"
+            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'rich', 'torch', 'weasyprint'}), file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.stderr.strip() == "[]", proc.stderr
+
+
 # --- fast: progress --------------------------------------------------------------------
 
 
