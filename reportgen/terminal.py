@@ -13,6 +13,7 @@ import click
 COLOURS = {"confirmed": "green", "partly": "cyan", "contradicted": "red", "inconclusive": "magenta",
            "unverifiable": "yellow"}
 SHORT = 16  # characters: a column whose cells are all this short never wraps (numbers, verdicts)
+LONG_WORD = 12  # characters: a longer word may fold in a table cell (an identifier, a long number)
 MARKS = {"same": " ", "CHANGED": "!", "NEW": "+", "MISSING": "-"}
 
 
@@ -45,44 +46,63 @@ def _verdict(text, severity=""):
     return out.append(f" ({severity})") if severity else out
 
 
-def _table(title, header, rows):
+def _cells(rows):
+    from rich.text import Text
+
+    return [[x if isinstance(x, Text) else Text(str(x)) for x in row] for row in rows]
+
+
+def _short(column):
+    """Whether a column's cells are all short enough to stay on one line (numbers, verdicts)."""
+    return all(len(cell) <= SHORT for cell in column)
+
+
+def _table(title, header, cells):
     """A rich Table: headed, no outer frame, cells folded rather than cut."""
     from rich import box
     from rich.table import Table
-    from rich.text import Text
 
     table = Table(title=title, title_justify="left", title_style="bold", box=box.SIMPLE_HEAD,
                   show_edge=False, pad_edge=False, expand=False)
-    cells = [[x if isinstance(x, Text) else Text(str(x)) for x in row] for row in rows]
     for i, name in enumerate(header):
-        # Short columns (numbers, verdicts) stay on one line; the long ones wrap in the room left.
-        short = all(len(row[i]) <= SHORT for row in cells)
-        table.add_column(name, overflow="fold", no_wrap=short)
+        # Short columns stay on one line; the long ones wrap in the room left.
+        table.add_column(name, overflow="fold", no_wrap=_short([row[i] for row in cells]))
     for row in cells:
         table.add_row(*row)
     return table
 
 
+def _narrowest(header, cells):
+    """The table's narrowest readable width: short columns whole, the others down to their
+    longest word, a word longer than LONG_WORD folded."""
+    total = 2 * (len(header) - 1)  # one space either side of each column rule
+    for i, name in enumerate(header):
+        column = [row[i].plain for row in cells]
+        if _short(column):
+            total += max(len(c) for c in [name, *column])
+        else:
+            total += min(LONG_WORD, max(len(w) for c in [name, *column] for w in c.split() or [""]))
+    return total
+
+
 def fitted(out, title, header, rows):
-    """A table when its columns fit the terminal unbroken, else one card per row (as the HTML
-    report does on a phone): a table squeezed below its words' width folds numbers mid-digit."""
+    """A table when its columns fit the terminal readably, else one card per row (as the HTML
+    report does on a phone): a table squeezed further folds numbers mid-digit."""
     from rich.console import Group
-    from rich.measure import Measurement
     from rich.table import Table
     from rich.text import Text
 
-    table = _table(title, header, rows)
-    unbounded = out.options.update(width=10**6, max_width=10**6)
-    if Measurement.get(out, unbounded, table).minimum <= out.width:
-        return table
+    cells = _cells(rows)
+    if _narrowest(header, cells) <= out.width:
+        return _table(title, header, cells)
     cards = [Text(title, style="bold")] if title else []
-    for row in rows:
+    for row in cells:
         card = Table.grid(padding=(0, 1))
         card.add_column(style="dim", overflow="fold")
         card.add_column(overflow="fold")
         for name, value in zip(header, row):
-            if str(value).strip():
-                card.add_row(Text(name or "·"), value if isinstance(value, Text) else Text(str(value)))
+            if value.plain.strip():
+                card.add_row(Text(name or "·"), value)
         cards += [card, Text("")]
     return Group(*cards)
 
