@@ -271,7 +271,7 @@ def check(config_file, as_json, seeds, record, **flags):
 
     from reportgen import factcheck
     from reportgen.progress import Progress
-    from reportgen.terminal import check_lines
+    from reportgen.terminal import print_check
 
     config = load_config(config_file, **flags)
     rows, failed = factcheck.compare(config, Progress(config.quiet or as_json), seeds)
@@ -285,8 +285,7 @@ def check(config_file, as_json, seeds, record, **flags):
                    "seeds": [config.seed + i for i in range(seeds)]}
         click.echo(json.dumps(payload, indent=1, ensure_ascii=False))
     else:
-        for line in check_lines(rows, failed):
-            click.echo(line)
+        print_check(rows, failed)
     raise click.exceptions.Exit(factcheck.exit_status(rows, failed))
 
 

@@ -92,13 +92,21 @@ def diff(ctx, old, new, as_json):
     before, after = _load(old), _load(new)
     try:
         result = drift.compare(before, after)
-        text = (json.dumps({"old": old, "new": new, **drift.to_json(result)}, indent=1, ensure_ascii=False)
-                if as_json else drift.format_text(result))  # the text's first line: whether a verdict changed
+        if as_json:
+            text = json.dumps({"old": old, "new": new, **drift.to_json(result)}, indent=1, ensure_ascii=False)
+        else:
+            from reportgen.terminal import console, drift_renderables
+
+            out = console()
+            shown = drift_renderables(result, out)  # the first line: whether a verdict changed
     except (TypeError, AttributeError, KeyError, ValueError, OverflowError, RecursionError) as exc:
         # validate checks the shape diff relies on; a value of a shape it missed is still bad input
         raise DiffInputError(f"{old} or {new} is not shaped like a reportgen results.json "
                              f"({type(exc).__name__}: {str(exc)[:80]}); compare two files reportgen build wrote") from None
-    click.echo(text)
-    if not as_json:
-        click.echo(f"compared: {old} -> {new}")
+    if as_json:
+        click.echo(text)
+    else:
+        from reportgen.terminal import print_renderables
+
+        print_renderables([*shown, f"compared: {old} -> {new}"], out)
     ctx.exit(drift.exit_code(result))

@@ -76,6 +76,10 @@ class Drawer:
                 entries = None
         self.jobs.append((job, entries))
 
+    def drawing(self):
+        """How many of the submitted families have figures to draw (the others are cached)."""
+        return sum(1 for _, entries in self.jobs if not isinstance(entries, list))
+
     def finish(self):
         """Wait for the figures. Returns {experiment name: (figures, error)}: figures as
         (Figure, {"svg": bytes, "png": bytes}), or the error that stopped them."""

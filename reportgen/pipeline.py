@@ -17,7 +17,6 @@ from reportgen.errors import ConfigError, ReportgenError, short_traceback
 from reportgen.family import ClaimTable
 from reportgen.judge import judge, summarize, unavailable
 from reportgen.measure import MeasureUnavailable, level_of
-from reportgen.progress import remember
 from reportgen.provenance import build_time
 
 
@@ -145,29 +144,43 @@ def _compute_registered(name, config, device):
     return compute(experiment.run, experiment.params[config.profile], config, device, lambda items, label: items)
 
 
-def runs(experiments, config, device, progress, store):
+def look_up(experiments, config, device, store):
+    """(Runs ready now: cached, or failed to look up; [(experiment, cache key)] to compute)."""
+    ready, todo = [], []
+    for experiment in experiments:
+        start = time.perf_counter()
+        try:
+            digest, run = cached_run(experiment, config, device, store)
+        except Exception as exc:
+            ready.append(Run(experiment, error=short_traceback(exc), seconds=time.perf_counter() - start))
+            continue
+        if run is not None:
+            ready.append(replace(run, seconds=time.perf_counter() - start))
+        else:
+            todo.append((experiment, digest))
+    return ready, todo
+
+
+def workers_for(todo, device):
+    """How many processes compute: two on a CPU with a core to spare and more than one to run."""
+    import os
+
+    return 2 if len(todo) > 1 and device == "cpu" and (os.cpu_count() or 1) > 1 else 1
+
+
+def runs(experiments, config, device, progress, store, looked_up=None):
     """Each experiment's Run, in the order they finish.
 
     On a CPU with a core to spare, a second process takes experiments from the end of the
     list while this one takes them from the front: each family runs seeded and single-
     threaded, so where it runs does not change its numbers, only when the build is done.
     """
-    import os
     from collections import deque
 
-    todo = deque()
-    for experiment in experiments:
-        start = time.perf_counter()
-        try:
-            digest, run = cached_run(experiment, config, device, store)
-        except Exception as exc:
-            yield Run(experiment, error=short_traceback(exc), seconds=time.perf_counter() - start)
-            continue
-        if run is not None:
-            yield replace(run, seconds=time.perf_counter() - start)
-        else:
-            todo.append((experiment, digest))
-    if len(todo) > 1 and device == "cpu" and (os.cpu_count() or 1) > 1:
+    ready, todo = looked_up or look_up(experiments, config, device, store)
+    yield from ready
+    todo = deque(todo)
+    if workers_for(todo, device) > 1:
         yield from _two_processes(todo, config, device, progress, store)
         return
     for experiment, digest in todo:
@@ -364,18 +377,41 @@ def open_cache(config, progress):
     return cache.Cache(config.cache_dir, config.cache, progress.warn)
 
 
-def run_all(config, progress, catalog, families, drawer=None, store=None, device=None, quotes=None):
+def plan(config, device, store, progress, ready, todo, formats=()):
+    """Load this machine's stage timings into `progress` and announce the expected time."""
+    from reportgen import timing
+
+    progress.estimates = timing.load(config, device, store)
+    progress.kind = "cold" if todo else "cached"
+    cold = [e.name for e, _ in todo]
+    cached = [r.experiment.name for r in ready if not r.error]
+    seconds, basis = progress.estimates.build(cold, cached, workers_for(todo, device), formats)
+    if seconds:
+        progress.plan(seconds, basis)
+    return cold, cached
+
+
+def run_all(config, progress, catalog, families, drawer=None, store=None, device=None, formats=(), quotes=None):
     """Run (or load) every selected experiment and present it; failures are isolated.
 
-    With a drawer, each section carries its figures (SVG and PNG). `quotes` says whether each
-    claim's quote is in its document now ({claim id: state}; reportgen.documents.quotes).
+    With a drawer, each section carries its figures (SVG and PNG). Each stage's time is
+    kept in the cache as its next estimate. `quotes` says whether each claim's quote is in
+    its document now ({claim id: state}; reportgen.documents.quotes).
     """
+    from reportgen import timing
+
     device = device or resolve_device(config.device)
     store = store or open_cache(config, progress)
+    chosen = selected(config, families)
+    ready, todo = look_up(chosen, config, device, store)
+    cold, cached = plan(config, device, store, progress, ready, todo, formats)
     try:
-        chosen = selected(config, families)
         done = {}
-        with contextlib.closing(runs(chosen, config, device, progress, store)) as finished:
+        expected, _ = progress.estimates.experiments(cold, cached, workers_for(todo, device))
+        what = f"{len(cold)} to run ({', '.join(cold) or 'none'}), {len(cached)} from cache"
+        with progress.stage("experiments", what, expected=expected) as stage, \
+                contextlib.closing(runs(chosen, config, device, progress, store, (ready, todo))) as finished:
+            stage.detail = f"0 of {len(chosen)} done"
             for run in finished:  # in the order they finish; the report keeps the registry's
                 experiment = run.experiment
                 claims = catalog.of_family(experiment.name)
@@ -384,7 +420,11 @@ def run_all(config, progress, catalog, families, drawer=None, store=None, device
                     drawer.submit(run, documented_numbers(claims))
                 state = "FAILED" if section.error else "from cache" if run.from_cache else "ran"
                 progress.echo(f"{experiment.name}: {state} in {run.seconds:.1f} s")
+                if not run.error:
+                    progress.durations[experiment.name] = ("cached" if run.from_cache else "cold", run.seconds)
                 done[experiment.name] = section
+                to_go = [e.name for e in chosen if e.name not in done]
+                stage.detail = f"{len(done)} of {len(chosen)} done" + (f", to go: {', '.join(to_go)}" if to_go else "")
                 if config.fail_fast:
                     raise_first_failure([section])
     except BaseException:
@@ -394,8 +434,13 @@ def run_all(config, progress, catalog, families, drawer=None, store=None, device
     sections = fill_in(sum_up([done[e.name] for e in chosen], catalog))
     sections = lay_out_all(mark_quotes(sections, quotes or {}))
     if drawer is not None:
-        drawn = drawer.finish()
+        drawing = drawer.drawing()
+        kind = "cold" if drawing else "cached"
+        what = f"{drawing} famil{'y' if drawing == 1 else 'ies'} to draw, {len(drawer.jobs) - drawing} from cache"
+        with progress.stage("figures", what, kind=kind):
+            drawn = drawer.finish()
         sections = [with_figures(s, drawn.get(s.experiment.name)) for s in sections]
+    timing.remember(config, device, store, progress.durations)
     if config.fail_fast:
         raise_first_failure(sections)  # a figure that failed to draw
     return device, sections
@@ -424,8 +469,8 @@ def _remove_leftovers(config, store, families):
 
 
 def announce(config, device, store, progress):
-    """Say how long the build should take; a full build on the CPU gets a warning first."""
-    from reportgen.progress import duration, estimate, full_on_cpu
+    """A full build on the CPU gets a warning with its time range before anything runs."""
+    from reportgen.timing import duration, full_on_cpu
 
     if config.profile == "full" and device == "cpu":
         low, high = full_on_cpu(config, store)
@@ -433,9 +478,6 @@ def announce(config, device, store, progress):
             f"--profile full on the CPU would take {duration(low)} to {duration(high)} (10-100x a standard "
             "build here); it is sized for a GPU: use --device cuda on one, or --profile standard; Ctrl-C stops it"
         )
-    seconds, basis = estimate(config, device, store)
-    if seconds:
-        progress.plan(seconds, basis)
 
 
 def refuse_narrowing(config, families):
@@ -451,7 +493,7 @@ def refuse_narrowing(config, families):
 
 def build(config, progress, catalog=None, families=None):
     """The whole build; returns (summary line, failed experiment names)."""
-    from reportgen import claims, documents, provenance, report
+    from reportgen import claims, documents, provenance, report, timing
     from reportgen.drawing import Drawer
     from reportgen.experiments import EXPERIMENTS
 
@@ -470,7 +512,7 @@ def build(config, progress, catalog=None, families=None):
     announce(config, device, store, progress)
     drawer = Drawer(config, store)
     try:
-        device, sections = run_all(config, progress, catalog, families, drawer, store, device,
+        device, sections = run_all(config, progress, catalog, families, drawer, store, device, config.format,
                                    documents.quotes(catalog, texts))
         timings["experiments"] = time.perf_counter() - start
 
@@ -492,7 +534,7 @@ def build(config, progress, catalog=None, families=None):
             f"the report is written, but not the figure files: cannot write in {exc.filename or config.figures} "
             f"({exc.strerror or exc}); free space or set another 'figures' folder, then build again"
         ) from None
-    remember(config, device, store, time.perf_counter() - start)
+    timing.remember(config, device, store, progress.durations)
     # The reason goes in the summary line, which -q keeps: the report is written by now.
     failed = [s.experiment.name for s in sections if s.error]
     ran = sum(1 for s in sections if not s.run.from_cache and not s.run.error)

@@ -1,23 +1,27 @@
-"""Terminal progress: every line stamped with the elapsed time and the build's estimate.
+"""Terminal progress: every stage announced with its estimate, every line stamped with the clock.
 
-A bar for long loops on a TTY, plain lines otherwise (a pipe, a CI log); colour only on a
-TTY and never under NO_COLOR (https://no-color.org).
+On a terminal the lines go through rich: colour (never under NO_COLOR, https://no-color.org),
+a bar for long loops, lines wrapped at the terminal's width, and a heartbeat with the time
+left after HEARTBEAT_TTY seconds of silence. Elsewhere (a pipe, a CI log) they are plain
+lines, each stamped, one per event, with a heartbeat at most every HEARTBEAT_LOG seconds.
 """
 
 import contextlib
-import hashlib
-import json
 import os
 import sys
+import threading
 import time
+from dataclasses import dataclass
 
 import click
 
-# A first build's estimate, before this cache has timed one: the median cold build with
-# both PDFs on the 2-core development machine (benchmarks/results.md, README's table).
-TYPICAL_SECONDS = {"quick": 27.0, "standard": 45.0}
-# The full profile is 10-100× the standard one's work (README): a range, not a promise.
-FULL_FACTOR = (10, 100)
+from reportgen.timing import about, duration
+
+# The longest silence on a terminal: past a few seconds people take a quiet program for a hung one.
+HEARTBEAT_TTY = 5.0
+# A CI log is read afterwards: one line per 10 s of a long stage says it was alive without burying the rest.
+HEARTBEAT_LOG = 10.0
+TICK = 0.5  # how often the heartbeat looks at the clock
 
 
 def color_allowed(stream):
@@ -25,24 +29,45 @@ def color_allowed(stream):
     return not os.environ.get("NO_COLOR") and stream.isatty()
 
 
-def duration(seconds):
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
+@dataclass
+class Stage:
+    """A stage in progress: what the heartbeat says of it."""
+
+    name: str
+    started: float
+    expected: float | None = None  # seconds
+    detail: str = ""  # set by whoever runs the stage: "3 of 7 done; to go: lm"
+
+    def beat(self, now):
+        """The heartbeat line: how long it has run and how long it has left."""
+        spent = now - self.started
+        if self.expected is None:
+            left = "no estimate yet"
+        elif spent < self.expected:
+            left = f"{about(self.expected - spent)} left"
+        else:
+            left = f"longer than the {duration(self.expected)} expected"
+        return f"{self.name}: {self.detail + '; ' if self.detail else ''}{spent:.0f} s in, {left}"
 
 
 class Progress:
     """Reports stages and loops to stderr; silent when quiet (warnings still show)."""
 
-    def __init__(self, quiet=False, stream=None):
+    def __init__(self, quiet=False, stream=None, heartbeat=None):
         self.quiet = quiet
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
         self.color = color_allowed(self.stream)
         self.started = time.perf_counter()
         self.estimate = None  # seconds the whole build is expected to take
+        self.estimates = None  # timing.Estimates of this build's stages, once known
+        self.kind = "cold"  # of this build: "cold" when an experiment runs, else "cached"
+        self.durations = {}  # {stage: (kind, seconds)} measured in this build
+        self.interval = heartbeat or (HEARTBEAT_TTY if self.tty else HEARTBEAT_LOG)
+        self._lock = threading.RLock()  # the heartbeat writes from its own thread
+        self._open = []  # Stage, innermost last
+        self._last = time.perf_counter()  # when the last line was written
+        self._console = None
 
     def elapsed(self):
         return time.perf_counter() - self.started
@@ -50,32 +75,87 @@ class Progress:
     def _stamp(self):
         now = self.elapsed()
         if self.estimate and now <= self.estimate:
-            return f"[{now:5.1f} s of about {duration(self.estimate)}]"
+            return f"[{now:5.1f} s of {about(self.estimate)}]"
         if self.estimate:
-            return f"[{now:5.1f} s; expected about {duration(self.estimate)}]"
+            return f"[{now:5.1f} s; expected {about(self.estimate)}]"
         return f"[{now:5.1f} s]"
+
+    def console(self):
+        """The rich console on this terminal (imported only when there is one)."""
+        if self._console is None:
+            from reportgen.terminal import console
+
+            self._console = console(self.stream, color=self.color)
+        return self._console
+
+    def _write(self, text, style=None, label=""):
+        with self._lock:
+            self._last = time.perf_counter()
+            if self.tty:
+                from rich.text import Text
+
+                self.console().print(Text.assemble((label, style or ""), text), overflow="fold")
+            else:
+                click.echo(label + text, file=self.stream, color=False)
 
     def echo(self, message):
         if not self.quiet:
-            click.echo(f"{self._stamp()} {message}", file=self.stream, color=self.color)
+            self._write(f"{self._stamp()} {message}")
 
     def warn(self, message):
         """One line that something degraded (the build goes on); shown even when quiet."""
-        label = click.style("warning:", fg="yellow", bold=True) if self.color else "warning:"
-        click.echo(f"{label} {message}", file=self.stream, color=self.color)
+        self._write(message, "bold yellow", "warning: ")
 
     def plan(self, seconds, basis):
         """Announce the whole build's expected duration; later lines show it beside the clock."""
         self.estimate = seconds
-        self.echo(f"expected build time: about {duration(seconds)} ({basis})")
+        self.echo(f"expected time: {about(seconds)} ({basis})")
+
+    def expected(self, name, kind=None):
+        """Seconds stage `name` should take, or None before the build's estimates are known."""
+        return self.estimates.of(name, kind or self.kind)[0] if self.estimates else None
 
     @contextlib.contextmanager
-    def stage(self, name, what=""):
-        """A timed stage: one line when it starts, one when it ends."""
-        self.echo(f"{name}: {what or 'started'}")
-        start = time.perf_counter()
-        yield
-        self.echo(f"{name}: done in {time.perf_counter() - start:.1f} s")
+    def stage(self, name, what="", kind=None, expected=None):
+        """A timed stage: a line when it starts (with its estimate), a heartbeat while it runs,
+        a line when it ends; its time is kept under `kind` (default: the build's)."""
+        kind = kind or self.kind
+        expected = expected if expected is not None else self.expected(name, kind)
+        guess = f" ({about(expected)})" if expected is not None else ""
+        self.echo(f"{name}: {what or 'started'}{guess}")
+        stage = Stage(name, time.perf_counter(), expected)
+        with self._heartbeat(stage):
+            yield stage
+        seconds = time.perf_counter() - stage.started
+        self.durations[name] = (kind, seconds)
+        self.echo(f"{name}: done in {seconds:.1f} s")
+
+    @contextlib.contextmanager
+    def _heartbeat(self, stage):
+        """While the stage runs, a line after each `interval` seconds without one."""
+        with self._lock:
+            self._open.append(stage)
+            outermost = len(self._open) == 1
+        stop = threading.Event()
+        beat = None
+        if outermost and not self.quiet:
+            beat = threading.Thread(target=self._beat, args=(stop,), name="heartbeat", daemon=True)
+            beat.start()
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._open.remove(stage)
+            if beat is not None:
+                stop.set()
+                beat.join()
+
+    def _beat(self, stop):
+        while not stop.wait(TICK):
+            with self._lock:
+                now = time.perf_counter()
+                if self._open and now - self._last >= self.interval:
+                    self._write(f"{self._stamp()} {self._open[-1].beat(now)}")
 
     def __call__(self, items, label):
         """Iterate over items, showing a bar on a TTY and one line per loop otherwise."""
@@ -83,51 +163,19 @@ class Progress:
         if self.quiet:
             yield from items
             return
-        if self.tty:
-            with click.progressbar(items, label=f"  {label}", file=self.stream, color=self.color) as bar:
-                yield from bar
-            return
         start = time.perf_counter()
-        yield from items
+        if self.tty:
+            yield from self._bar(items, label)
+        else:
+            yield from items
         self.echo(f"  {label}: {len(items)} steps in {time.perf_counter() - start:.1f} s")
 
+    def _bar(self, items, label):
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, TimeRemainingColumn
 
-# --- the estimate: the last build of the same kind, kept in the cache ----------------------
-
-
-def _key(config, device):
-    what = {"profile": config.profile, "device": device, "only": list(config.only), "format": list(config.format)}
-    return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:32]
-
-
-def _check_timing(payload):
-    if not isinstance(payload, dict) or not isinstance(payload.get("seconds"), (int, float)):
-        return "not a timing"
-    return None if 0 <= payload["seconds"] < 10**7 else "a timing out of range"
-
-
-def estimate(config, device, store):
-    """(seconds, basis) of the expected build time: the last such build here, else a typical one."""
-    last = store.load("timing", _key(config, device), _check_timing)
-    if last is not None:
-        return float(last["seconds"]), f"the last {config.profile} build on this {device} took that long"
-    if config.profile == "full" and device == "cpu":
-        low, high = full_on_cpu(config, store)
-        return high, f"full on the CPU: {duration(low)} to {duration(high)}"
-    if config.profile in TYPICAL_SECONDS:
-        return TYPICAL_SECONDS[config.profile], "a typical cold build on 2 CPU cores"
-    return None, ""
-
-
-def full_on_cpu(config, store):
-    """(low, high) seconds of a full build on the CPU: the standard build's time × 10 … 100."""
-    from dataclasses import replace
-
-    last = store.load("timing", _key(replace(config, profile="standard"), "cpu"), _check_timing)
-    standard = float(last["seconds"]) if last else TYPICAL_SECONDS["standard"]
-    return standard * FULL_FACTOR[0], standard * FULL_FACTOR[1]
-
-
-def remember(config, device, store, seconds):
-    """Keep this build's duration as the next estimate (a cache that refuses it is no error)."""
-    store.store("timing", _key(config, device), {"seconds": round(seconds, 1)})
+        columns = (TextColumn(f"  {label}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+        with Bar(*columns, console=self.console(), transient=True) as bar:
+            task = bar.add_task(label, total=len(items))
+            for item in items:
+                yield item
+                bar.advance(task)

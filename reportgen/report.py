@@ -206,6 +206,13 @@ def pdf_key(html):
     return digest.hexdigest()[:32]
 
 
+def pdfs_cached(named, store):
+    """Whether the cache holds every PDF of `named` (the pdf stage's estimate depends on it)."""
+    from reportgen.cache import check_pdf
+
+    return all(store.load_bytes(name, pdf_key(html), check_pdf) is not None for name, html in named.items())
+
+
 def pdfs(named, results_json, info, store, attach=("report", "handout")):
     """{name: PDF bytes} for {name: print HTML}, each cached on its own HTML.
 
@@ -299,15 +306,21 @@ def write(sections, catalog, info, config, timings, store, progress=None):
         timings["html"] = time.perf_counter() - stage
         if "pdf" in config.format:
             stage = time.perf_counter()
-            with progress.stage("pdf", f"typesetting report.pdf, report-handout.pdf and {len(ctx['sheets'])} "
-                                "errata sheets (tagged PDF/UA-1)"):
+            sheets = len(ctx["sheets"])
+            if pdfs_cached(printed, store):
+                kind, what = "cached", f"report.pdf, report-handout.pdf and {sheets} errata sheets from the cache"
+            else:
+                kind, what = "cold", (f"typesetting report.pdf, report-handout.pdf and {sheets} errata sheets "
+                                      "(tagged PDF/UA-1)")
+            with progress.stage("pdf", what, kind=kind):
                 rendered = pdfs(printed, results_json.encode(), info, store)
             files["report.pdf"], files["report-handout.pdf"] = rendered.pop("report"), rendered.pop("handout")
             files.update((f"{name}.pdf", pdf) for name, pdf in rendered.items())
             timings["pdf"] = time.perf_counter() - stage
     try:
         scope = {"experiments": [s.experiment.name for s in sections], "formats": list(config.format)}
-        return publish(out, files, build, progress.warn, scope)
+        with progress.stage("write", f"{len(files)} files into {out}"):
+            return publish(out, files, build, progress.warn, scope)
     except OSError as exc:
         raise ReportgenError(f"cannot write the report into {out}: {exc.strerror or exc}; {_state_of(out)}; "
                              "free space or choose another --output") from None

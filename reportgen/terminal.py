@@ -1,91 +1,283 @@
-"""Tables as aligned plain text for the terminal."""
+"""Tables for the terminal through rich: as wide as the terminal (COLUMNS), never wider.
+
+Colour only on a terminal (or where Click's colour is forced) and never under NO_COLOR;
+piped, the output holds no control sequence at all. rich is imported here, and this
+module only inside the commands that print, so `reportgen --help` stays instant.
+"""
+
+import os
+import sys
 
 import click
 
 COLOURS = {"confirmed": "green", "partly": "cyan", "contradicted": "red", "inconclusive": "magenta",
            "unverifiable": "yellow"}
+SHORT = 16  # characters: a column whose cells are all this short never wraps (numbers, verdicts)
+LONG_WORD = 12  # characters: a longer word may fold in a table cell (an identifier, a long number)
+MARKS = {"same": " ", "CHANGED": "!", "NEW": "+", "MISSING": "-", "STALE": "?", "FIXED": "*"}
 
 
-def _aligned(header, rows):
-    widths = [max(len(str(x)) for x in column) for column in zip(header, *rows)]
-    lines = ["  ".join(str(x).ljust(w) for x, w in zip(header, widths))]
-    lines.append("  ".join("-" * w for w in widths))
-    lines += ["  ".join(str(x).ljust(w) for x, w in zip(row, widths)) for row in rows]
-    return lines
+def _colour_wanted(stream):
+    """Colour for this stream: NO_COLOR unset, and a terminal or Click's colour forced on."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None and ctx.color is not None:
+        return ctx.color
+    return stream.isatty()
 
 
-def table_lines(table):
-    """Plain-text lines of one report table (the tolerance column stays in the report)."""
+def console(stream=None, color=None, width=None):
+    """A rich Console on `stream` (stdout by default) that honours NO_COLOR and pipes; as wide
+    as `width`, else COLUMNS, else the terminal (80 columns when there is none)."""
+    from rich.console import Console
+
+    stream = stream or sys.stdout
+    color = _colour_wanted(stream) if color is None else color
+    # force_terminal=False overrides FORCE_COLOR and TTY_COMPATIBLE: piped output stays plain.
+    return Console(file=stream, color_system="auto" if color else None, force_terminal=color or stream.isatty(),
+                   no_color=not color, highlight=False, markup=False, emoji=False, width=width)
+
+
+def _verdict(text, severity=""):
+    from rich.text import Text
+
+    out = Text(text, style=COLOURS.get(text, ""))
+    return out.append(f" ({severity})") if severity else out
+
+
+def _cells(rows):
+    from rich.text import Text
+
+    return [[x if isinstance(x, Text) else Text(str(x)) for x in row] for row in rows]
+
+
+def _short(column):
+    """Whether a column's cells are all short enough to stay on one line (numbers, verdicts)."""
+    return all(len(cell) <= SHORT for cell in column)
+
+
+def _table(title, header, cells):
+    """A rich Table: headed, no outer frame, cells folded rather than cut."""
+    from rich import box
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left", title_style="bold", box=box.SIMPLE_HEAD,
+                  show_edge=False, pad_edge=False, expand=False)
+    for i, name in enumerate(header):
+        # Short columns stay on one line; the long ones wrap in the room left.
+        table.add_column(name, overflow="fold", no_wrap=_short([row[i] for row in cells]))
+    for row in cells:
+        table.add_row(*row)
+    return table
+
+
+def _narrowest(header, cells):
+    """The table's narrowest readable width: short columns whole, the others down to their
+    longest word, a word longer than LONG_WORD folded."""
+    total = 2 * (len(header) - 1)  # one space either side of each column rule
+    for i, name in enumerate(header):
+        column = [row[i].plain for row in cells]
+        if _short(column):
+            total += max(len(c) for c in [name, *column])
+        else:
+            total += min(LONG_WORD, max(len(w) for c in [name, *column] for w in c.split() or [""]))
+    return total
+
+
+def fitted(out, title, header, rows):
+    """A table when its columns fit the terminal readably, else one card per row (as the HTML
+    report does on a phone): a table squeezed further folds numbers mid-digit."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    cells = _cells(rows)
+    if _narrowest(header, cells) <= out.width:
+        return _table(title, header, cells)
+    cards = [Text(title, style="bold")] if title else []
+    for row in cells:
+        card = Table.grid(padding=(0, 1))
+        card.add_column(style="dim", overflow="fold")
+        card.add_column(overflow="fold")
+        for name, value in zip(header, row):
+            if value.plain.strip():
+                card.add_row(Text(name or "·"), value)
+        cards += [card, Text("")]
+    return Group(*cards)
+
+
+def report_table(table):
+    """One report table (the tolerance column stays in the report)."""
     if isinstance(table, tuple):  # a claims table and its verdicts
         table, judged = table
         header = ("quantity", "source", "documented", "measured", "verdict")
-        rows = [(j.claim.label, f"{j.claim.doc} §{j.claim.section}", j.documented, j.measured, j.verdict)
+        rows = [(j.claim.label, f"{j.claim.doc} §{j.claim.section}", j.documented, j.measured, _verdict(j.verdict))
                 for j in judged]
     else:
         header, rows = table.columns, table.rows
-    return [table.title, *_aligned(header, rows)]
+    return table.title, header, rows
 
 
 def print_tables(sections):
+    """`reportgen run`: each table of each section; a failed section on stderr."""
+    out = console()
     for section in sections:
         if section.error:
-            click.echo(f"{section.experiment.name} FAILED:\n{section.error}", err=True)
+            console(sys.stderr).print(f"{section.experiment.name} FAILED:\n{section.error}", overflow="fold")
             continue
         for table in section.tables:
-            for line in table_lines(table):
-                for verdict, colour in COLOURS.items():
-                    if line.rstrip().endswith(verdict):
-                        line = line.rstrip()[: -len(verdict)] + click.style(verdict, fg=colour)
-                click.echo(line)
-            click.echo()
+            out.print(fitted(out, *report_table(table)))
+            out.print()
 
 
-def _short(text, limit=80):
-    """A quote on one line, cut at `limit` characters."""
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def print_check(rows, failed):
+    """`reportgen check`: one row per check, then counts per document and the summary."""
+    out = console()
+    notes = any(r.status != "same" or r.unstable for r in rows)
+    header = ("", "document", "statement", "documented", "measured", "verdict") + (("note",) if notes else ())
+    table_rows = []
+    for r in rows:
+        row = (MARKS[r.status], f"{r.doc} §{r.section}", r.statement, r.documented, r.measured,
+               _verdict(r.verdict, r.severity))
+        table_rows.append(row + ((_note(r),) if notes else ()))
+    out.print(fitted(out, None, header, table_rows))
+    out.print(fitted(out, *_per_document(rows)))
+    out.print(summary(rows, failed), overflow="fold")
 
 
 QUOTE_GONE = {"STALE": "quote no longer in the document",
               "FIXED": "error fixed in the document (its quote is no longer there)"}
 
 
-def check_lines(rows, failed):
-    """The fact-check as terminal lines: one per claim, then counts per document."""
-    lines, counts = [], {}
+def _note(r):
+    if r.status in QUOTE_GONE:  # the verdict judged a sentence the document no longer holds
+        return f"{QUOTE_GONE[r.status]}: claim {r.id}; update or remove it in its claims file"
+    note = "" if r.status == "same" else f"{r.status}, expected {r.expected}"
+    if r.unstable:
+        why = f"on a boundary: {r.boundary}" if r.boundary else "unexplained"
+        note += ("; " if note else "") + f"UNSTABLE across seeds {'/'.join(r.seed_verdicts)} ({why})"
+    return note
+
+
+def _per_document(rows):
+    counts = {}
     for r in rows:
-        mark = {"same": " ", "CHANGED": "!", "NEW": "+", "MISSING": "-", "STALE": "?", "FIXED": "*"}[r.status]
-        flag = ""
-        if r.unstable:
-            flag = " UNSTABLE across seeds " + "/".join(r.seed_verdicts)
-            flag += f" (on a boundary: {r.boundary})" if r.boundary else " (unexplained)"
-        verdict = click.style(r.verdict, fg=COLOURS.get(r.verdict)) if r.verdict in COLOURS else r.verdict
-        if r.severity:
-            verdict += f" ({r.severity})"
-        if r.status in QUOTE_GONE:  # the verdict judged a sentence the document no longer holds
-            lines.append(f"{mark} {r.doc} §{r.section} | claim {r.id} | {QUOTE_GONE[r.status]}: “{_short(r.quote)}” "
-                         f"({r.status}; update or remove the claim in its claims file)")
-            continue
-        lines.append(
-            f"{mark} {r.doc} §{r.section} | {r.statement} | documented {r.documented} | "
-            f"measured {r.measured} | {verdict}"
-            + ("" if r.status == "same" else f" ({r.status}, expected {r.expected})")
-            + flag
-        )
         if r.status != "MISSING":
             counts.setdefault(r.doc, {}).setdefault(r.verdict, 0)
             counts[r.doc][r.verdict] += 1
-    lines.append("")
-    for doc, c in sorted(counts.items()):
-        lines.append(f"{doc}: " + ", ".join(f"{n} {v}" for v, n in sorted(c.items())))
+    verdicts = [v for v in COLOURS if any(v in c for c in counts.values())]
+    verdicts += sorted({v for c in counts.values() for v in c} - set(verdicts))
+    body = [(doc, *(str(c.get(v, 0)) for v in verdicts)) for doc, c in sorted(counts.items())]
+    return "verdicts per document", ("document", *verdicts), body
+
+
+def summary(rows, failed):
+    """The check's closing line: checks, statements, statuses, stability, failures."""
     status = {}
     for r in rows:
         status[r.status] = status.get(r.status, 0) + 1
     unstable = sum(r.unstable for r in rows)
     unexplained = sum(r.unexplained for r in rows)
-    lines.append(
-        f"{len(rows)} checks of {sum(1 for r in rows if not r.part_of)} statements: " + ", ".join(f"{n} {s}" for s, n in sorted(status.items()))
-        + f", {unstable} unstable across seeds ({unexplained} not explained as on a boundary)"
-        + (f"; FAILED experiments: {', '.join(failed)}" if failed else "")
-    )
-    return lines
+    return (f"{len(rows)} checks of {sum(1 for r in rows if not r.part_of)} statements: "
+            + ", ".join(f"{n} {s}" for s, n in sorted(status.items()))
+            + f", {unstable} unstable across seeds ({unexplained} not explained as on a boundary)"
+            + (f"; FAILED experiments: {', '.join(failed)}" if failed else ""))
+
+
+# --- reportgen diff ----------------------------------------------------------------------
+
+
+def _value(x):
+    """A provenance or results value as plain text: numbers to 6 digits, absent as a dash."""
+    if x is None:
+        return "—"
+    if isinstance(x, float):
+        return f"{x:.6g}"
+    if isinstance(x, (list, dict)):
+        import json
+
+        return json.dumps(x, ensure_ascii=False)
+    return str(x)
+
+
+def _limited(items, limit):
+    """The first `limit` items, and a line saying how many more the JSON has."""
+    more = len(items) - limit
+    return items[:limit], ([f"… and {more} more (see --json)"] if more > 0 else [])
+
+
+def drift_renderables(drift, out):
+    """`reportgen diff` as rich renderables for the console `out`; the first is the line
+    saying whether a verdict changed."""
+    import math
+
+    from reportgen.drift import TEXT_LIMIT
+
+    from reportgen.drift import QUOTE_WORDS
+
+    n = len(drift.verdict_changes)
+    first = f"{n} verdict(s) changed" if n else "no verdict changed"
+    if drift.quote_changes:
+        first += f"; {len(drift.quote_changes)} quote(s) no longer in their documents"
+    parts = [first,
+             f"claims: {drift.checks_compared} matched, {len(drift.checks_added)} added, "
+             f"{len(drift.checks_removed)} removed, measured value changed in {drift.measured_changed}"]
+
+    def table(title, header, items, row):
+        shown, more = _limited(items, TEXT_LIMIT)
+        parts.append(fitted(out, title, header, [row(x) for x in shown]))
+        parts.extend(more)
+
+    old, new = drift.verdict_totals.get("old") or {}, drift.verdict_totals.get("new") or {}
+    if old != new:
+        verdicts = [v for v in COLOURS if v in old or v in new] + sorted((old.keys() | new.keys()) - COLOURS.keys())
+        table("verdict totals", ("verdict", "old", "new"), verdicts,
+              lambda v: (_verdict(v), _value(old.get(v)), _value(new.get(v))))
+    if drift.verdict_changes:
+        table("verdict changes", ("claim", "statement", "verdict", "measured"), drift.verdict_changes,
+              lambda c: (c.id, c.label, f"{c.old} -> {c.new}", f"{c.old_measured or '—'} -> {c.new_measured or '—'}"))
+    if drift.quote_changes:
+        table("quotes that left their documents (update or remove these claims)", ("claim", "statement", "now"),
+              drift.quote_changes, lambda q: (q.id, q.label, QUOTE_WORDS[q.new]))
+    if drift.checks_added:
+        table("claims added", ("claim", "statement", "verdict"), drift.checks_added,
+              lambda c: (c.id, c.label, _verdict(c.verdict)))
+    if drift.checks_removed:
+        table("claims removed (a verdict went missing)", ("claim", "statement", "was"), drift.checks_removed,
+              lambda c: (c.id, c.label, _verdict(c.verdict)))
+    changes = ([(name, "added") for name in drift.experiments_added]
+               + [(name, "removed") for name in drift.experiments_removed]
+               + [(name, f"status {a} -> {b}") for name, a, b in drift.status_changes]
+               + [(name, f"NaN/inf paths {len(a)} -> {len(b)}") for name, a, b in drift.nonfinite_changes])
+    if changes:
+        table("experiments", ("experiment", "change"), changes, lambda c: c)
+
+    parts.append(f"moved beyond their intervals: {len(drift.beyond_ci)} of {drift.intervals_compared} "
+                 "measured values with an interval")
+    if drift.beyond_ci:
+        def moved(m):
+            which = " and ".join(s for s, flag in (("new outside old CI", m.new_outside_old),
+                                                   ("old outside new CI", m.old_outside_new)) if flag)
+            return (m.id, m.label, f"{_value(m.old)} [{_value(m.old_interval[0])}, {_value(m.old_interval[1])}]",
+                    f"{_value(m.new)} [{_value(m.new_interval[0])}, {_value(m.new_interval[1])}]", which)
+        table(None, ("claim", "statement", "old [interval]", "new [interval]", "which"), drift.beyond_ci, moved)
+
+    parts.append(f"results numbers: {drift.leaves_changed} of {drift.leaves_compared} changed (relative change > "
+                 f"{drift.rel_tol:g}), {len(drift.leaves_added)} added, {len(drift.leaves_removed)} removed")
+    if drift.largest:
+        table("largest relative changes", ("experiment", "path", "old", "new", "relative change"), drift.largest,
+              lambda c: (c.experiment, c.path, _value(c.old), _value(c.new),
+                         "non-finite / type change" if math.isinf(c.rel) else f"{c.rel:.3g}"))
+    if drift.provenance:
+        table("provenance differences (they may explain the drift)", ("key", "old", "new"), drift.provenance,
+              lambda p: (p[0], _value(p[1]), _value(p[2])))
+    else:
+        parts.append("provenance: identical")
+    return parts
+
+
+def print_renderables(items, out):
+    """Print lines and tables, each folded to the console's width."""
+    for item in items:
+        out.print(item, overflow="fold")

@@ -1,5 +1,7 @@
 """The command line: help, version, list, run, and clean one-line errors for bad input."""
 
+import re
+
 import pytest
 
 from conftest import describe, invoke, run_cli, snapshot, write_placeholder_output
@@ -256,13 +258,18 @@ def test_no_color_and_pipes_give_plain_text(warm_dir):
 
 
 def test_progress_lines_show_elapsed_and_estimate(quick_build):
-    """Every stage, the HTML and the PDF included, is a progress line stamped with the clock."""
+    """Every stage, the figures, HTML and PDF included, is announced with its estimate on a line
+    stamped with the clock, and ends with its time; piped, every line is stamped."""
     err = quick_build.result.stderr
-    for stage in ("variance:", "html:", "pdf:" if quick_build.pdf else "html:"):
-        assert stage in err, stage
-    stamped = [line for line in err.splitlines() if line.startswith("[")]
-    assert stamped and all(" s" in line.split("]")[0] for line in stamped)
-    assert "expected build time" in err
+    stages = ["experiments", "figures", "html", "write"] + (["pdf"] if quick_build.pdf else [])
+    for stage in stages:
+        assert re.search(rf"\] {stage}: .*\((about \d+ (s|min)|under 1 s)\)$", err, re.M), stage
+        assert re.search(rf"\] {stage}: done in \d+\.\d s$", err, re.M), stage
+    assert "variance: ran in" in err
+    lines = [line for line in err.splitlines() if not line.startswith("warning:")]
+    assert lines and all(line.startswith("[") and " s" in line.split("]")[0] for line in lines), err
+    n = len(EXPERIMENTS)
+    assert "expected time: about" in err and f"{n} of {n} experiments to run" in err
 
 
 def test_full_profile_on_cpu_says_how_long(tmp_path):
