@@ -198,7 +198,7 @@ def test_tables_text(pdf):
 def test_verdict_tally_on_title_page(pdf, quick_build):
     _, texts = pdf
     counts = quick_build.results["verdicts"]
-    assert f"{sum(counts.values())} checks" in texts[0]
+    assert f"{sum(counts.values())} statements" in texts[0]
     for verdict, n in counts.items():
         assert f"{n} {verdict}" in texts[0]
 
