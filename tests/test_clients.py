@@ -546,3 +546,51 @@ def test_blank_page_detector():
     assert content_ink(pgm(white)) == 0
     assert content_ink(pgm(header)) == 0
     assert content_ink(pgm(body)) == width
+
+
+def evaluate(browser, expression):
+    result = browser.send("Runtime.evaluate", {"expression": expression, "returnByValue": True},
+                          session=browser.session)
+    assert "exceptionDetails" not in result, result["exceptionDetails"]
+    return result["result"].get("value")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_contents_and_claims_filter_work(browser, quick_build, width):
+    """After the findings, the contents stay at the top while the chapters scroll and open to
+    jump anywhere; the claims filter shows only the rows asked for, by document, verdict,
+    severity and chapter; nothing loads from the network (load() reports any failed load)."""
+    probe, seen = load(browser, quick_build.output / "report.html", width)
+    assert seen == []
+    order = evaluate(browser, "[document.querySelector('#findings'), document.querySelector('nav.sticky-toc')]"
+                              ".map(e => e.getBoundingClientRect().top + scrollY)")
+    assert order[0] < order[1], "the contents come after the findings"
+    evaluate(browser, "document.querySelector('#reading').scrollIntoView()")
+    top = evaluate(browser, "document.querySelector('nav.sticky-toc').getBoundingClientRect().top")
+    assert abs(top) < 1, "the contents stay at the top of the screen"
+    evaluate(browser, "document.querySelector('#toc-details summary').click()")
+    evaluate(browser, "document.querySelector('#toc-details a[href=\"#appendix\"]').click()")
+    assert abs(evaluate(browser, "document.querySelector('#appendix').getBoundingClientRect().top")) < 200
+    assert not evaluate(browser, "document.getElementById('toc-details').open"), "a jump closes the contents"
+
+    claims = quick_build.results["claims"]
+    total = evaluate(browser, "document.querySelectorAll('#appendix tr.claim').length")
+    assert total == len(claims)
+
+    def shown(**want):
+        script = ("(() => { const f = document.getElementById('claims-filter');"
+                  + "".join(f"f.elements['{k}'].value = {v!r};" for k, v in want.items())
+                  + "f.dispatchEvent(new Event('change'));"
+                  "return [...document.querySelectorAll('#appendix tr.claim')]"
+                  ".filter(r => r.offsetParent !== null).map(r => r.id.slice(6)); })()")
+        return set(evaluate(browser, script))
+
+    assert evaluate(browser, "!document.getElementById('claims-filter').hidden")
+    assert shown(verdict="contradicted") == {c["id"] for c in claims if c["verdict"] == "contradicted"}
+    assert shown(verdict="contradicted", severity="material", doc="002") == {
+        c["id"] for c in claims if c["verdict"] == "contradicted" and c["severity"] == "material" and c["doc"] == "002"}
+    in_chapter = set(evaluate(browser, "[...document.querySelectorAll('#appendix tr.claim[data-family=variance]')]"
+                                       ".map(r => r.id.slice(6))"))
+    assert in_chapter and shown(verdict="", severity="", doc="", family="variance") == in_chapter
+    assert "of" in evaluate(browser, "document.getElementById('claims-shown').textContent")
+    assert len(shown(family="")) == len(claims)
