@@ -43,6 +43,9 @@ def sweep_figure(results):
             tuned = s.tuned(k, v)
             alt.append(f"{_short(s, k)}, {v}: best {min(y):.2f} bits/byte at lr {lr_text(tuned)}, "
                        f"{sum(bad)} of {len(bad)} rates diverged")
+        for which, style in (("unigram", ":"), ("bigram", "--")):
+            ax.axhline(results["baselines"][which], color="0.5", lw=0.8, ls=style,
+                       label=f"{which} table" if k == s.main else None)
         ax.set(xscale="log", xlabel="peak rate")  # short: four panels share one row
         ax.set_title(f"d_k = {s.dk(k)}, width {k[0]}", fontsize=7)
     axes[0, 0].set_ylabel("final validation bits/byte")
@@ -51,9 +54,10 @@ def sweep_figure(results):
         "lm-lr-sweep",
         "Validation loss against the learning rate, for each score convention and configuration: the final "
         "held-out bits per byte, capped at the untrained model's (Wortsman et al.'s convention); × marks a "
-        "rate where the run diverged. The main configuration trains every variant; the d_k sweeps "
+        "rate where the run diverged. Grey lines: the unigram (dotted) and bigram (dashed) count tables on the same held-out split. The main configuration trains every variant; the d_k sweeps "
         "(fixed width, then fixed head count) train × 1/√d_k, × 1 and μP.",
-        "Log-x line plots, one panel per configuration: " + "; ".join(alt) + ".",
+        f"Log-x line plots, one panel per configuration, with the unigram ({results['baselines']['unigram']:.2f}) "
+        f"and bigram ({results['baselines']['bigram']:.2f}) baselines: " + "; ".join(alt) + ".",
         fig,
     )
 

@@ -5,6 +5,7 @@ import math
 import numpy as np
 
 from reportgen.experiments.lm import PART_ATTENTION, PART_BATTERY, PART_CORPUS, PART_SWEEP, PART_VERDICTS
+from reportgen.experiments.lm.baselines import GATE_BITS
 from reportgen.experiments.lm.measures import (
     Battery,
     Sweep,
@@ -50,6 +51,9 @@ def corpus_table(results):
         ("test modules", ", ".join(c["held_out"]["test"])),
         ("SHA-256 of the modules read", c["sha256"]),
         ("vocabulary", f"{c['vocabulary']} byte values (those the corpus holds)"),
+        ("count baselines (test bits/byte)", f"unigram {results['baselines']['unigram']:.3f}, bigram "
+         f"{results['baselines']['bigram']:.3f} ({results['baselines']['smoothing']} smoothing, fit on the "
+         "training split)"),
         ("model", f"{m['layers']} pre-LayerNorm blocks, context {m['context']} bytes, MLP × 4, GELU"),
         ("training", f"{m['steps']} AdamW steps of {m['batch']} windows; {m['seeds']} seed(s) per cell"),
         ("evaluation", f"validation: {results['eval_tokens']} fixed bytes at steps "
@@ -63,13 +67,14 @@ def corpus_table(results):
 
 def sweep_table(results):
     s = Sweep(results)
+    base = results["baselines"]
     rows = []
     for k, v in ordered(s):
         tuned = s.tuned(k, v)
         div, n = s.diverged_count(k, v)
         rows.append((
             f"{k[0]} / {k[1]} / {s.dk(k)}", LABELS[v], lr_text(tuned), _num(s.best_loss(k, v), 3),
-            _num(s.test_bits(k, v), 3), f"{div} of {n}", lr_text(s.largest_stable(k, v)),
+            _num(s.test_bits(k, v), 3), _num(s.test_bits(k, v) - base["bigram"], 3), f"{div} of {n}", lr_text(s.largest_stable(k, v)),
             _num(s.sensitivity(k, v), 3),
         ))
     return Table(
@@ -78,8 +83,10 @@ def sweep_table(results):
         f"{len(s.lrs)} AdamW peak rates from {lr_text(min(s.lrs))} to {lr_text(max(s.lrs))}. Tuned rate: lowest "
         "final validation loss. Diverged: the validation loss went non-finite, rose above the untrained "
         f"model's at some evaluation, or ended over {DIVERGE_BITS:g} bit/byte above its best. Sensitivity "
-        "(Wortsman et al. 2023): mean over the rates of min(final, initial) minus the best final, bits/byte.",
-        ("width / heads / d_k", "scores", "tuned lr", "val bits/byte", "test bits/byte", "diverged",
+        "(Wortsman et al. 2023): mean over the rates of min(final, initial) minus the best final, bits/byte. "
+        f"Count baselines on the same test split: unigram {base['unigram']:.3f}, bigram {base['bigram']:.3f} "
+        f"bits/byte; a model must be {GATE_BITS:g} below the bigram to decide a training claim.",
+        ("width / heads / d_k", "scores", "tuned lr", "val bits/byte", "test bits/byte", "test − bigram", "diverged",
          "largest stable lr", "LR sensitivity"),
         tuple(rows), PART_SWEEP,
     )
