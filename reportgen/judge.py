@@ -410,7 +410,7 @@ def judge(claim, measurement):
     if measurement is None:
         return unavailable(claim, "no measurement")
     verdict, measured, tolerance, sentence, deviation = RULES[claim.rule](claim, measurement)
-    if measurement.undecided and verdict in (CONFIRMED, CONTRADICTED, PARTLY):
+    if measurement.undecided and verdict != INCONCLUSIVE:
         # Evidence that cannot decide (a model that did not learn): the numbers stay, the verdict goes.
         verdict, tolerance, sentence = (INCONCLUSIVE, f"{tolerance}; not decisive: {measurement.undecided}",
                                         f"Inconclusive: {measurement.undecided}. (On these numbers: {sentence})")

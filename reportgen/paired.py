@@ -83,8 +83,9 @@ def count_measurement(conditions, n, method, detail=(), undecided="", misses=Tru
                        level=LEVEL if lo is not None else None, undecided=undecided)
 
 
-def ratio_measurement(values, method, digits=2, detail=(), undecided="", log=True):
+def ratio_measurement(values, method, digits=2, detail=(), undecided="", log=True, pairs=True):
+    """A Measurement of per-seed values (differences, ratios, or one variant's numbers when not `pairs`)."""
     mean, lo, hi = paired(values, log)
-    return Measurement(mean, lo, hi, len(values), method=method + f", paired over {len(values)} seeds, "
+    return Measurement(mean, lo, hi, len(values), method=method + f", {'paired ' if pairs else ''}over {len(values)} seeds, "
                        f"{LEVEL:.0%} t interval" + (" of the log ratio" if log else ""), digits=digits,
                        detail=tuple(detail), level=LEVEL if lo is not None else None, undecided=undecided)

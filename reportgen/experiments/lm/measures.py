@@ -5,9 +5,10 @@ its fastest, its largest stable one), never at one shared rate. Definitions, onc
 
 - the validation loss is bits per byte on the fixed held-out windows; "final" is its last
   point, "tuned rate" the rate with the lowest mean final loss over seeds;
-- a run diverged when its validation loss went non-finite, rose above the untrained model's at
-  some evaluation (it blew up, even if the decaying rate let it recover), or ended more than
-  DIVERGE_BITS above the lowest it reached (never from minibatch spikes);
+- a run diverged when its validation loss went non-finite or ended (after warm-up and decay) more
+  than DIVERGE_BITS above its variant's own best final loss at that configuration and seed
+  (never from minibatch spikes); the detail of the divergence measures gives the shares at
+  0.5, 1 and 2 bits, the definition's sensitivity;
 - learning-rate sensitivity is Wortsman et al.'s (2023): the mean over the rates of
   min(final loss, initial loss) minus the best final loss over the rates;
 - a head has collapsed when its mean attention entropy is under COLLAPSED_ENTROPY of uniform's
@@ -54,13 +55,17 @@ def initial(m):
     return m["val"][0]
 
 
-def diverged(m):
-    """The held-out loss went non-finite, rose above the untrained model's at some evaluation, or
-    ended more than DIVERGE_BITS above the lowest it reached."""
-    vals = m["val"]
-    if any(v is None for v in vals):
+def diverged(m, best, bits=DIVERGE_BITS):
+    """The held-out loss went non-finite, or ended more than `bits` above `best`: the lowest final loss
+    its variant reached at any rate with the same seed and configuration (its own best).
+
+    Read at the end, after warm-up and decay: a loss that peaks at the end of warm-up and recovers
+    is not a divergence (the former rule, "above the untrained loss at some evaluation", fired for
+    every variant alike at the largest rate), and a variant is judged against what it can do.
+    """
+    if any(v is None for v in m["val"]):
         return True
-    return max(vals[1:]) > vals[0] or vals[-1] - min(vals) > DIVERGE_BITS
+    return final(m) - best > bits
 
 
 def capped(m):
@@ -112,9 +117,18 @@ class Sweep:
         w, h = results["main"]["width"], results["main"]["heads"]
         self.main = (w, h, results["main"].get("d_k", w // h))
         self.cells = {}
+        self.best = {}  # (configuration, variant, seed): the lowest final loss over the rates
+        self.key_of = {}
         for key, c in self.configs.items():
             for m in c["models"]:
                 self.cells.setdefault((key, m["variant"], m["lr"]), []).append(m)
+                self.key_of[id(m)] = key
+                own = (key, m["variant"], m["seed"])
+                self.best[own] = min(self.best.get(own, INF), final(m))
+
+    def diverged(self, m, bits=DIVERGE_BITS):
+        """Whether run m diverged: non-finite, or `bits` above its variant's own best (same seed)."""
+        return diverged(m, self.best[(self.key_of[id(m)], m["variant"], m["seed"])], bits)
 
     def dk(self, key):
         return self.configs[key]["d_k"]
@@ -166,7 +180,8 @@ class Sweep:
     def need(self, key, *variants):
         for v in variants:
             if not self.has(key, v):
-                raise MeasureUnavailable(f"{v} is not trained at {name(self, key)} in this profile")
+                raise MeasureUnavailable(f"{v} is not trained at {name(self, key)} in this profile (the full "
+                                         "profile trains it)")
 
     def seeds(self, key, variant, lr):
         return self.cells[(key, variant, lr)]
@@ -177,7 +192,7 @@ class Sweep:
     def final_loss(self, key, variant, lr):
         """Mean final validation loss over seeds; inf when a seed diverged."""
         ms = self.seeds(key, variant, lr)
-        return INF if any(map(diverged, ms)) else float(np.mean([final(m) for m in ms]))
+        return INF if any(map(self.diverged, ms)) else float(np.mean([final(m) for m in ms]))
 
     def tuned(self, key, variant):
         """The rate with the lowest mean final validation loss (the variant at its tuned rate)."""
@@ -199,10 +214,10 @@ class Sweep:
 
     def diverged_count(self, key, variant):
         runs = self.runs(key, variant)
-        return sum(map(diverged, runs)), len(runs)
+        return sum(map(self.diverged, runs)), len(runs)
 
     def largest_stable(self, key, variant):
-        stable = [lr for lr in self.lrs if not any(map(diverged, self.seeds(key, variant, lr)))]
+        stable = [lr for lr in self.lrs if not any(map(self.diverged, self.seeds(key, variant, lr)))]
         return max(stable) if stable else None
 
     def fastest(self, key, variant, target):
@@ -227,6 +242,23 @@ def sweep(results):
     return Sweep(results)
 
 
+def gated(measure):
+    """A measure whose steps-to-target comparison is missing because the models did not learn: inconclusive
+    on the learning gate (not unverifiable), with both reasons."""
+    import functools
+
+    @functools.wraps(measure)
+    def wrapper(*args, **kwargs):
+        try:
+            return measure(*args, **kwargs)
+        except NotReached as exc:
+            if not exc.gate:
+                raise
+            return Measurement(None, method=str(exc), undecided=f"{exc.gate}; {exc}")
+
+    return wrapper
+
+
 def _where(s, sweep_, at):
     key = s.config(sweep_, at)
     return key, name(s, key)
@@ -241,7 +273,7 @@ def per_seed_largest_stable(s, key, variant):
     step = s.lrs[1] / s.lrs[0] if len(s.lrs) > 1 else 10.0
     out = []
     for i in range(s.n_seeds):
-        stable = [lr for lr in s.lrs if not diverged(s.by_seed(key, variant, lr)[i])]
+        stable = [lr for lr in s.lrs if not s.diverged(s.by_seed(key, variant, lr)[i])]
         out.append(max(stable) if stable else min(s.lrs) / step)
     return out
 
@@ -251,9 +283,20 @@ def per_seed_steps(s, key, variant, lr, target):
     return [steps_to(m, target, s.steps) or float(s.steps[-1]) for m in s.by_seed(key, variant, lr)]
 
 
-def per_seed_diverged(s, key, variant):
-    """Per seed, the share of rates at which that seed's run diverged."""
-    return [float(np.mean([diverged(s.by_seed(key, variant, lr)[i]) for lr in s.lrs])) for i in range(s.n_seeds)]
+def per_seed_diverged(s, key, variant, bits=DIVERGE_BITS):
+    """Per seed, the share of rates at which that seed's run diverged (`bits` above its own best)."""
+    return [float(np.mean([s.diverged(s.by_seed(key, variant, lr)[i], bits) for lr in s.lrs]))
+            for i in range(s.n_seeds)]
+
+
+DIVERGE_SENSITIVITY = (0.5, 1.0, 2.0)  # bits above the variant's own best: the definition's sensitivity
+
+
+def divergence_sensitivity(s, key, variant, reference):
+    """(label, text): the diverged shares of both at each cut in DIVERGE_SENSITIVITY, for the detail."""
+    cells = [f"{b:g}: {np.mean(per_seed_diverged(s, key, variant, b)):.2f} / "
+             f"{np.mean(per_seed_diverged(s, key, reference, b)):.2f}" for b in DIVERGE_SENSITIVITY]
+    return (f"diverged share {variant} / {reference} by bits above own best", "; ".join(cells))
 
 
 def per_seed_test(s, key, variant):
@@ -315,15 +358,24 @@ def safe_lr_ratio(results, sweep="width", at="largest", variant="scaled", refere
     return stable_lr_ratio(results, sweep, at, variant=reference, reference=variant)
 
 
+class NotReached(MeasureUnavailable):
+    """No rate takes every seed to the shared target; `gate` says whether the models learned at all."""
+
+    def __init__(self, why, gate):
+        super().__init__(why)
+        self.gate = gate
+
+
 def _steps_pair(s, key, variant, reference):
     """Per-seed steps of both to the shared target, each at its fastest rate (chosen on the seed mean)."""
     target = s.target(key, variant, reference)
     (sv, lv), (sr, lr_) = s.fastest(key, variant, target), s.fastest(key, reference, target)
     if sr is None or sv is None:
-        raise MeasureUnavailable(f"no rate takes every seed to {target:.3g} bits/byte at {name(s, key)}")
+        raise NotReached(f"no rate takes every seed to {target:.3g} bits/byte at {name(s, key)}", s.gate(key))
     return target, per_seed_steps(s, key, variant, lv, target), per_seed_steps(s, key, reference, lr_, target), lv, lr_
 
 
+@gated
 def steps_ratio(results, sweep="width", at="largest", variant="unscaled", reference="scaled"):
     """Steps to a shared validation target, `variant` over `reference`, each at its fastest rate, paired per seed.
 
@@ -360,6 +412,7 @@ def instability_growth_misses(results, margin, sweep="width", variant="unscaled"
                              f"; paired over {s.n_seeds} seeds", undecided=s.gate(big, small),
                              detail=((f"diverged share, {variant} at d_k = {s.dk(big)}", np.mean(dv), 2),
                                      (reference, np.mean(dr), 2), (f"{variant} at d_k = {s.dk(small)}", np.mean(ds), 2),
+                                     divergence_sensitivity(s, big, variant, reference),
                                      _logit_detail(s, big, variant, reference)))
 
 
@@ -372,7 +425,38 @@ def divergence_excess(results, sweep="width", at="largest", variant="unscaled", 
     return ratio_measurement([a - b for a, b in zip(dv, dr)], f"share of diverged runs (validation loss), "
                              f"difference, {where}", log=False, undecided=s.gate(key),
                              detail=((f"diverged share, {variant}", np.mean(dv), 2), (reference, np.mean(dr), 2),
+                                     divergence_sensitivity(s, key, variant, reference),
                                      _logit_detail(s, key, variant, reference)))
+
+
+def _initial_logit(m):
+    v = m["max_logit"][0]
+    return INF if v is None else v
+
+
+def logit_growth(results, sweep="qk", at="largest", variant="unscaled", reference="scaled", control="qk_ln"):
+    """The instability precursor (Wortsman et al. 2023): `variant`'s largest attention logit over training
+    ÷ `reference`'s at equal rates, paired per seed (geometric mean over the rates).
+
+    The detail names the positive control: how far `control` (QK-LayerNorm) grows its largest logit from
+    step 0 at the main configuration, against `variant` there; it should not grow.
+    """
+    s = Sweep(results)
+    key, where = _where(s, sweep, at)
+    s.need(key, variant, reference)
+    ratios = [math.exp(float(np.mean([math.log(peak_logit(s.by_seed(key, variant, lr)[i])
+                                               / peak_logit(s.by_seed(key, reference, lr)[i])) for lr in s.lrs])))
+              for i in range(s.n_seeds)]
+    detail = []
+    if s.has(s.main, control) and s.has(s.main, variant):
+        def growth(v):
+            return float(np.exp(np.mean([math.log(peak_logit(m) / _initial_logit(m)) for m in s.runs(s.main, v)])))
+
+        detail = [(f"growth from step 0 at {name(s, s.main)}, {control} (positive control)", growth(control), 2),
+                  (variant, growth(variant), 2), (reference, growth(reference), 2)]
+    return ratio_measurement(ratios, f"peak max |attention logit| over training, {variant} ÷ {reference} at equal "
+                             f"rates (geometric mean over the rates), {where}", undecided=s.gate(key),
+                             detail=tuple(detail))
 
 
 def _logit_detail(s, key, variant, reference):
@@ -392,7 +476,7 @@ def unstable_configs(results, variant="scaled"):
     bad = []
     for k in keys:
         tuned = s.tuned(k, variant)
-        if any(diverged(m) for lr in s.lrs if lr <= tuned for m in s.seeds(k, variant, lr)):
+        if any(s.diverged(m) for lr in s.lrs if lr <= tuned for m in s.seeds(k, variant, lr)):
             bad.append(k)
     return Measurement(float(len(bad)), n=len(keys), method=f"of {len(keys)} configurations: a diverged run at or "
                        f"below the tuned rate, any of {s.n_seeds} seeds", digits=0, undecided=s.gate(*keys),
@@ -461,7 +545,7 @@ def entropy_extremity(results, sweep="width", at="largest", variant="unscaled", 
     hv = h(variant)
     return ratio_measurement([min(x, 1 - x) for x in hv], f"mean attention entropy of {variant} over uniform's, "
                              f"distance to 0 or 1, {'at step 0' if when == 'init' else 'after training'}, tuned "
-                             f"rate, {where}", log=False, undecided="" if when == "init" else s.gate(key),
+                             f"rate, {where}", log=False, pairs=False, undecided="" if when == "init" else s.gate(key),
                              detail=((f"entropy share, {variant}", np.mean(hv), 2), ("scaled", np.mean(h("scaled")), 2),
                                      ("collapsed heads", float(np.mean([collapsed_share(m, at_) for m in
                                       s.seeds(key, variant, s.tuned(key, variant))])), 2)))
@@ -498,6 +582,7 @@ def _slow_or_unstable(s, key, slower, margin, variant, reference):
     return c, ratio, excess
 
 
+@gated
 def slow_or_unstable_signs(results, slower, margin, sweep="width", at="largest", variant="unscaled",
                            reference="scaled"):
     """Signs of 'slow or unstable' (0, 1 or 2), paired over seeds: `slower`× the steps; `margin` more diverged."""
@@ -511,6 +596,7 @@ def slow_or_unstable_signs(results, slower, margin, sweep="width", at="largest",
                              detail=(("steps ratio", ratio, 2), ("diverged share, difference", excess, 2)))
 
 
+@gated
 def summary_misses(results, slower, margin, sweep="width", at="largest", variant="unscaled", reference="scaled",
                    faster=0.0):
     """Halves of 'unstable / slow vs stable / fast' that fail: `variant` neither slow nor unstable at the
@@ -566,6 +652,7 @@ def halt_signs(results, halted_ratio, not_converged, sweep="width", at="largest"
                                      ("tuned validation loss gap, bits/byte", gap, 3)))
 
 
+@gated
 def worse_signs(results, relative, slower, sweep="width", at="largest", variant="inv_d", reference="scaled"):
     """Signs that `variant` trains worse (0, 1 or 2), paired: test loss `relative` above; `slower`× the steps."""
     s = Sweep(results)
@@ -610,7 +697,8 @@ def lr_sensitivity(results, sweep="width", at="main", variant="unscaled"):
     key, where = _where(s, sweep, at)
     s.need(key, variant)
     return ratio_measurement(per_seed_sensitivity(s, key, variant), f"mean over {len(s.lrs)} rates of "
-                             f"min(final, initial) − best final, {where}", digits=3, log=False, undecided=s.gate(key))
+                             f"min(final, initial) − best final, {where}", digits=3, log=False, pairs=False,
+                             undecided=s.gate(key))
 
 
 def sensitivity_ratio(results, sweep="width", at="main", variant="unscaled", reference="scaled"):
@@ -672,6 +760,27 @@ def logit_alpha(results, variant="scaled", when="end", level=LEVEL):
                        + (f", {level:.0%} t interval" if half is not None else ""), digits=2)
 
 
+SCALE_FIELDS = ("largest model's parameters", "training bytes per model", "share of the training split",
+                "paired seeds", "models trained", "smallest d_k", "largest d_k", "learning rates", "decades of rates",
+                "scaled test bits/byte at the main configuration", "bigram table", "unigram table")
+
+
+def evidence_scale(results):
+    """The scale the language-model evidence rests on, for the Findings to state: the value is the main
+    configuration's parameter count; the detail, in SCALE_FIELDS order, the rest (read it as detail1 …)."""
+    s = Sweep(results)
+    sc, base = results["scale"], results["baselines"]
+    main_bits = s.test_bits(s.main, "scaled") if s.has(s.main, "scaled") else math.nan
+    numbers = (sc["parameters_max"], sc["bytes_per_model"], sc["bytes_share_of_train"], sc["seeds"], sc["models"],
+               sc["d_k_min"], sc["d_k_max"], sc["rates"], sc["rate_decades"], main_bits, base["bigram"],
+               base["unigram"])
+    digits = (0, 0, 4, 0, 0, 0, 0, 0, 1, 3, 3, 3)
+    return Measurement(float(sc["parameters_main"]), method="the language-model evidence: parameters of the main "
+                       "configuration's model; bytes, seeds, d_k and rates in the detail", digits=0,
+                       detail=tuple((label, float(x), d) for label, x, d in zip(SCALE_FIELDS, numbers, digits)),
+                       undecided=s.gate(s.main))
+
+
 # --- measures: the task battery ------------------------------------------------------------------
 
 
@@ -728,82 +837,115 @@ class Battery:
         return best
 
 
+def _per_seed(b, task, scaling, d, optimizer, lr, f):
+    """f(model) for each seed of one cell, in seed order (the battery's seeds are paired)."""
+    return [f(m) for m in sorted(b.seeds(task, scaling, d, optimizer, lr), key=lambda m: m["seed"])]
+
+
+def _curve(key, i, bad):
+    return lambda m: bad if m["curves"][key][i] is None else m["curves"][key][i]
+
+
 def battery_excess_ratio(results, task, d_k="largest", budget=1.0, optimizer="adam", variant="unscaled",
                          reference="scaled"):
-    """`variant`'s loss above the task's floor over `reference`'s, each at its best rate, after `budget`
-    (a fraction of the battery's steps; rates are constant, so a checkpoint is a shorter run)."""
+    """`variant`'s loss above the task's floor over `reference`'s, each at its best rate (chosen on the seed
+    mean), after `budget` (a fraction of the battery's steps), paired per seed."""
     b = Battery(results)
     d_k = b.dim(d_k)
     i, step = b.index(task, budget)
     (lv, rv), (lr_, rr) = b.best(task, variant, d_k, optimizer, "loss", i), \
         b.best(task, reference, d_k, optimizer, "loss", i)
+    xv = _per_seed(b, task, variant, d_k, optimizer, rv, _curve("loss", i, INF))
+    xr = _per_seed(b, task, reference, d_k, optimizer, rr, _curve("loss", i, INF))
     ent = float(np.mean([m["curves"]["entropy"][i] or 0 for m in b.seeds(task, variant, d_k, optimizer, rv)]))
-    return Measurement(lv / lr_, n=b.b["seeds"], method=f"{task}, d_k = {d_k}, {optimizer}, {step} steps: excess "
-                       f"loss over the floor, {variant} over {reference}, each at its best rate", digits=2,
-                       detail=((f"excess loss, {variant}", f"{lv:.3g} at lr {lr_text(rv)}"),
-                               (reference, f"{lr_:.3g} at lr {lr_text(rr)}"),
-                               (f"attention entropy share, {variant}", ent, 2)))
+    return ratio_measurement([a / max(c, 1e-12) for a, c in zip(xv, xr)], f"{task}, d_k = {d_k}, {optimizer}, "
+                             f"{step} steps: excess loss over the floor, {variant} over {reference}, each at its "
+                             "best rate", detail=((f"excess loss, {variant}", f"{lv:.3g} at lr {lr_text(rv)}"),
+                                                  (reference, f"{lr_:.3g} at lr {lr_text(rr)}"),
+                                                  (f"attention entropy share, {variant}", ent, 2)))
 
 
 def battery_best_accuracy(results, task, d_k="largest", budget=1.0, optimizer="adam", variant="unscaled"):
-    """The best mean accuracy over the rates after `budget` (a fraction of the battery's steps)."""
+    """The best mean accuracy over the rates after `budget` (a fraction of the battery's steps), with its
+    t interval over seeds at that rate."""
     b = Battery(results)
     d_k = b.dim(d_k)
     i, step = b.index(task, budget)
     acc, lr = b.best(task, variant, d_k, optimizer, "acc", i)
-    return Measurement(acc, n=b.b["seeds"], method=f"{task}, d_k = {d_k}, {optimizer}, after {step} steps, "
-                       f"{variant} at its most accurate rate ({lr_text(lr)})", digits=3)
+    return ratio_measurement(_per_seed(b, task, variant, d_k, optimizer, lr, _curve("acc", i, 0.0)),
+                             f"{task}, d_k = {d_k}, {optimizer}, after {step} steps, {variant} at its most accurate "
+                             f"rate ({lr_text(lr)})", digits=3, log=False, pairs=False)
 
 
 def battery_error_excess(results, task, factor, points, d_k="largest", budget=1.0, optimizer="adam",
                          variant="unscaled", reference="scaled"):
-    """Error rate of `variant` minus max(factor × `reference`'s, `reference`'s + points), best rates."""
+    """Error rate of `variant` minus max(factor × `reference`'s, `reference`'s + points), best rates, paired."""
     b = Battery(results)
     d_k = b.dim(d_k)
     i, step = b.index(task, budget)
-    ev = 1 - b.best(task, variant, d_k, optimizer, "acc", i)[0]
-    er = 1 - b.best(task, reference, d_k, optimizer, "acc", i)[0]
-    return Measurement(ev - max(factor * er, er + points), n=b.b["seeds"],
-                       method=f"{task}, d_k = {d_k}, {optimizer}, {step} steps: error of {variant} minus "
-                       f"max({factor:g} × {reference}'s, {reference}'s + {points:g})", digits=3,
-                       detail=((f"best accuracy, {variant}", 1 - ev, 3), (reference, 1 - er, 3)))
+    av, lv = b.best(task, variant, d_k, optimizer, "acc", i)
+    ar, lr_ = b.best(task, reference, d_k, optimizer, "acc", i)
+    ev = [1 - a for a in _per_seed(b, task, variant, d_k, optimizer, lv, _curve("acc", i, 0.0))]
+    er = [1 - a for a in _per_seed(b, task, reference, d_k, optimizer, lr_, _curve("acc", i, 0.0))]
+    return ratio_measurement([x - max(factor * y, y + points) for x, y in zip(ev, er)],
+                             f"{task}, d_k = {d_k}, {optimizer}, {step} steps: error of {variant} minus "
+                             f"max({factor:g} × {reference}'s, {reference}'s + {points:g})", digits=3, log=False,
+                             detail=((f"best accuracy, {variant}", av, 3), (reference, ar, 3)))
 
 
-def battery_steps_ratio(results, task, d_k="largest", level=0.9, optimizer="adam", variant="unscaled",
-                        reference="scaled"):
-    """Fewest steps to `level` accuracy, `variant` over `reference` (checkpoint resolution); a lower
-    bound (the run's length over `reference`'s) when `variant` never gets there."""
-    b = Battery(results)
-    d_k = b.dim(d_k)
+def _first_reach(b, task, level):
+    steps = b.task(task)["checkpoints"]
+
+    def first(m):
+        hit = [s for s, a in zip(steps, m["curves"]["acc"]) if a is not None and a >= level]
+        return float(hit[0]) if hit else float(steps[-1])  # never: the run's length, a lower bound
+
+    return first
+
+
+def _battery_steps(b, task, d_k, level, optimizer, variant, reference):
+    """Per-seed steps to `level` of both, each at its fastest rate; and the text of each."""
     (sv, lv), (sr, lr_) = b.reach(task, variant, d_k, optimizer, level), b.reach(task, reference, d_k, optimizer,
                                                                                     level)
     if sr is None:
         raise MeasureUnavailable(f"{reference} never reaches {level:.0%} on {task} at d_k = {d_k}")
-    total = b.task(task)["checkpoints"][-1]
-    value, lo = (sv / sr, None) if sv is not None else (total / sr, total / sr)
-    return Measurement(value, lo, None, b.b["seeds"], method=f"{task}, d_k = {d_k}, {optimizer}: steps to "
-                       f"{level:.0%} accuracy, {variant} over {reference}, each at its fastest rate"
-                       + ("" if sv is not None else f" (a lower bound: {variant} never got there)"), digits=2,
-                       detail=((variant, "never" if sv is None else f"{sv:.0f} at lr {lr_text(lv)}"),
-                               (reference, f"{sr:.0f} at lr {lr_text(lr_)}")))
+    if lv is None:  # never at any rate: its most accurate rate, at the run's length
+        lv = b.best(task, variant, d_k, optimizer, "acc", len(b.task(task)["checkpoints"]) - 1)[1]
+    first = _first_reach(b, task, level)
+    return (_per_seed(b, task, variant, d_k, optimizer, lv, first), _per_seed(b, task, reference, d_k, optimizer,
+                                                                               lr_, first),
+            "never" if sv is None else f"{sv:.0f} at lr {lr_text(lv)}", f"{sr:.0f} at lr {lr_text(lr_)}")
+
+
+def battery_steps_ratio(results, task, d_k="largest", level=0.9, optimizer="adam", variant="unscaled",
+                        reference="scaled"):
+    """Steps to `level` accuracy, `variant` over `reference`, each at its fastest rate, paired per seed
+    (checkpoint resolution); a seed that never gets there counts the run's length (a lower bound)."""
+    b = Battery(results)
+    d_k = b.dim(d_k)
+    sv, sr, tv, tr = _battery_steps(b, task, d_k, level, optimizer, variant, reference)
+    return ratio_measurement([x / y for x, y in zip(sv, sr)], f"{task}, d_k = {d_k}, {optimizer}: steps to "
+                             f"{level:.0%} accuracy, {variant} over {reference}, each at its fastest rate"
+                             + ("" if tv != "never" else f" (a lower bound: {variant} never got there)"),
+                             detail=((variant, tv), (reference, tr)))
 
 
 def battery_slowdown_growth(results, task, d_k="largest", small_d_k="smallest", level=0.9, optimizer="adam",
                             variant="unscaled", reference="scaled"):
-    """How much more `variant` is slowed at `d_k` than at `small_d_k`: ratio of the two steps ratios."""
+    """How much more `variant` is slowed at `d_k` than at `small_d_k`: ratio of the two steps ratios, per seed."""
     b = Battery(results)
     d_k, small_d_k = b.dim(d_k), b.dim(small_d_k)
-    big = battery_steps_ratio(results, task, d_k, level, optimizer, variant, reference)
-    small = battery_steps_ratio(results, task, small_d_k, level, optimizer, variant, reference)
-    return Measurement(big.value / small.value, big.lo / small.value if big.lo else None, None, big.n,
-                       method=f"steps-to-{level:.0%} ratio at d_k = {d_k} over the ratio at d_k = {small_d_k}",
-                       digits=2, detail=((f"ratio at d_k = {d_k}", big.value, 2),
-                                         (f"at d_k = {small_d_k}", small.value, 2)))
+    bv, br, _, _ = _battery_steps(b, task, d_k, level, optimizer, variant, reference)
+    sv, sr, _, _ = _battery_steps(b, task, small_d_k, level, optimizer, variant, reference)
+    big, small = [x / y for x, y in zip(bv, br)], [x / y for x, y in zip(sv, sr)]
+    return ratio_measurement([x / y for x, y in zip(big, small)], f"steps-to-{level:.0%} ratio at d_k = {d_k} over "
+                             f"the ratio at d_k = {small_d_k}", detail=((f"ratio at d_k = {d_k}", np.mean(big), 2),
+                                                                       (f"at d_k = {small_d_k}", np.mean(small), 2)))
 
 
 def battery_entropy(results, task, d_k="largest", budget=1.0, optimizer="adam", variant="unscaled",
                     reference="scaled"):
-    """`variant`'s attention entropy share (1 is uniform) after `budget`, at its lowest-loss rate."""
+    """`variant`'s attention entropy share (1 is uniform) after `budget`, at its lowest-loss rate, over seeds."""
     b = Battery(results)
     d_k = b.dim(d_k)
     i, step = b.index(task, budget)
@@ -811,21 +953,23 @@ def battery_entropy(results, task, d_k="largest", budget=1.0, optimizer="adam", 
     def at(v):
         lr = b.best(task, v, d_k, optimizer, "loss", i)[1]
         ms = b.seeds(task, v, d_k, optimizer, lr)
-        return (float(np.mean([m["curves"]["entropy"][i] or 0 for m in ms])),
+        return (_per_seed(b, task, v, d_k, optimizer, lr, lambda m: m["curves"]["entropy"][i] or 0.0),
                 float(np.mean([m["initial_entropy"] or 0 for m in ms])), lr)
 
     (hv, h0, lr), (hr, _, _) = at(variant), at(reference)
-    return Measurement(hv, n=b.b["seeds"], method=f"{task}, d_k = {d_k}, {optimizer}, step {step}: attention "
-                       f"entropy over uniform's, {variant} at its best rate ({lr_text(lr)})", digits=2,
-                       detail=((f"at step 1, {variant}", h0, 2), (f"{reference} at step {step}", hr, 2)))
+    return ratio_measurement(hv, f"{task}, d_k = {d_k}, {optimizer}, step {step}: attention entropy over uniform's, "
+                             f"{variant} at its best rate ({lr_text(lr)})", log=False, pairs=False,
+                             detail=((f"at step 1, {variant}", h0, 2), (f"{reference} at step {step}", np.mean(hr), 2)))
 
 
 MEASURES = {
+    "evidence_scale": evidence_scale,
     "stable_lr_ratio": stable_lr_ratio,
     "safe_lr_ratio": safe_lr_ratio,
     "steps_ratio": steps_ratio,
     "instability_growth_misses": instability_growth_misses,
     "divergence_excess": divergence_excess,
+    "logit_growth": logit_growth,
     "unstable_configs": unstable_configs,
     "nonfinite_runs": nonfinite_runs,
     "test_excess": test_excess,

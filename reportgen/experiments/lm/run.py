@@ -143,7 +143,7 @@ def evidence_scale(params, configs, vocab, provenance):
     return {
         "models": sum(len(c["models"]) for c in configs),
         "configurations": len(configs),
-        "parameters_min": min(sizes), "parameters_max": max(sizes),
+        "parameters_main": sizes[0], "parameters_min": min(sizes), "parameters_max": max(sizes),
         "bytes_per_model": per_model,
         "bytes_share_of_train": per_model / provenance["split_bytes"]["train"],
         "model_bytes": per_model * sum(len(c["models"]) for c in configs),

@@ -74,15 +74,16 @@ def sweep_table(results):
         div, n = s.diverged_count(k, v)
         rows.append((
             f"{k[0]} / {k[1]} / {s.dk(k)}", LABELS[v], lr_text(tuned), _num(s.best_loss(k, v), 3),
-            _num(s.test_bits(k, v), 3), _num(s.test_bits(k, v) - base["bigram"], 3), f"{div} of {n}", lr_text(s.largest_stable(k, v)),
+            _num(s.test_bits(k, v), 3), _num(s.test_bits(k, v) - base["bigram"], 3), f"{div} of {n}",
+            lr_text(s.largest_stable(k, v)),
             _num(s.sensitivity(k, v), 3),
         ))
     return Table(
         "lm-sweep",
         "Each variant at its tuned rate, its stability over the rates, and its learning-rate sensitivity",
         f"{len(s.lrs)} AdamW peak rates from {lr_text(min(s.lrs))} to {lr_text(max(s.lrs))}. Tuned rate: lowest "
-        "final validation loss. Diverged: the validation loss went non-finite, rose above the untrained "
-        f"model's at some evaluation, or ended over {DIVERGE_BITS:g} bit/byte above its best. Sensitivity "
+        "final validation loss. Diverged: the validation loss went non-finite, or ended over "
+        f"{DIVERGE_BITS:g} bit/byte above the variant's own best final loss (same seed). Sensitivity "
         "(Wortsman et al. 2023): mean over the rates of min(final, initial) minus the best final, bits/byte. "
         f"Count baselines on the same test split: unigram {base['unigram']:.3f}, bigram {base['bigram']:.3f} "
         f"bits/byte; a model must be {GATE_BITS:g} below the bigram to decide a training claim.",
