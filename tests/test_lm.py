@@ -230,6 +230,19 @@ def test_measures_by_role_read_every_profile():
         M.battery_excess_ratio(results, "histogram", d_k=12345)
 
 
+def test_evidence_scale_states_parameters_bytes_seeds():
+    """The numbers the Findings' training paragraph is written from, in SCALE_FIELDS order."""
+    results = quick_results("lm")
+    m = M.evidence_scale(results)
+    sc = results["scale"]
+    assert m.value == sc["parameters_main"] > 0
+    assert [label for label, *_ in m.detail] == list(M.SCALE_FIELDS)
+    numbers = dict((label, x) for label, x, _ in m.detail)
+    assert numbers["paired seeds"] == PARAMS["quick"].seeds
+    assert numbers["training bytes per model"] == PARAMS["quick"].steps * PARAMS["quick"].batch * PARAMS["quick"].context
+    assert numbers["bigram table"] == results["baselines"]["bigram"]
+
+
 def test_quick_verdicts_are_the_recorded_ones():
     """Every lm claim, judged on the quick run, gets the verdict its data entry expects."""
     claims = catalog().of_family("lm")

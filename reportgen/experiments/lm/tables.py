@@ -39,8 +39,12 @@ def ordered(s, variants=NAMES):
     return [(k, v) for k in keys for v in variants if s.has(k, v)]
 
 
+def _int(x):
+    return f"{x:,}".replace(",", " ")
+
+
 def corpus_table(results):
-    c, m = results["corpus"], results["model"]
+    c, m, sc = results["corpus"], results["model"], results["scale"]
     rows = (
         ("Python", f"{c['implementation']} {c['python']}"),
         ("modules read", f"{c['modules']} of {c['pinned']} pinned" + (f"; missing: {', '.join(c['missing'])}"
@@ -54,6 +58,12 @@ def corpus_table(results):
         ("count baselines (test bits/byte)", f"unigram {results['baselines']['unigram']:.3f}, bigram "
          f"{results['baselines']['bigram']:.3f} ({results['baselines']['smoothing']} smoothing, fit on the "
          "training split)"),
+        ("left out in this profile", "; ".join(f"{LABELS[x['variant']]} ({', '.join(x['trained_in']) or 'none'})"
+                                              for x in results["left_out"]) or "none"),
+        ("scale of the evidence", f"{_int(sc['models'])} models, {sc['seeds']} paired seeds; "
+         f"{_int(sc['parameters_main'])} parameters at the main configuration; {_int(sc['bytes_per_model'])} "
+         f"training bytes per model ({sc['bytes_share_of_train']:.2%} of the split); d_k {sc['d_k_min']} to "
+         f"{sc['d_k_max']}"),
         ("model", f"{m['layers']} pre-LayerNorm blocks, context {m['context']} bytes, MLP × 4, GELU"),
         ("training", f"{m['steps']} AdamW steps of {m['batch']} windows; {m['seeds']} seed(s) per cell"),
         ("evaluation", f"validation: {results['eval_tokens']} fixed bytes at steps "
