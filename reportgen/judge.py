@@ -466,9 +466,11 @@ def _summary_verdict(setups):
         return CONTRADICTED, f"False in {len(false)} of {len(setups)} setups ({'; '.join(false)})."
     if true and len(true) == len(setups):
         return CONFIRMED, f"True in every setup checked ({len(setups)})." if len(setups) > 1 else f"True: {true[0]}."
+    open_ = "; ".join(s.claim.label for s in setups if s.verdict in (INCONCLUSIVE, UNVERIFIABLE))
     if true:
-        return INCONCLUSIVE, f"True in {len(true)} of {len(setups)} setups; the others cannot be told apart in this run."
-    return INCONCLUSIVE, "This run cannot tell in any setup."
+        return INCONCLUSIVE, (f"True in {len(true)} of {len(setups)} setups ({'; '.join(true)}); this run cannot "
+                              f"tell in the others ({open_}).")
+    return INCONCLUSIVE, f"This run cannot tell in any setup ({open_})."
 
 
 def statements(judged):
