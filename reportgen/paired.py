@@ -27,6 +27,11 @@ def paired(values, log=False):
     return tuple(math.exp(x) for x in (mean, lo, hi)) if log else (mean, lo, hi)
 
 
+def ratios(a, b):
+    """Per-seed a / b; inf where b is 0 (the interval is then not finite, and none is shown)."""
+    return [x / y if y else math.inf for x, y in zip(a, b)]
+
+
 def seeds_to_decide(values, threshold, log=False):
     """Seeds whose t interval would clear `threshold` at the observed spread (the 1/√n law); None if none would."""
     xs = np.asarray(values, dtype=float)

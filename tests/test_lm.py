@@ -96,6 +96,36 @@ def test_count_baselines_in_closed_form():
     assert gate_reason(2.8, base, "m") == "" and "does not learn" in gate_reason(3.0, base, "m")
 
 
+def _paired_results(gap, noise, seeds=5):
+    """Three rates, two variants, `seeds` paired seeds; unscaled ends `gap` bits above scaled, ± noise."""
+    lrs, models = [0.01, 0.1, 1.0], []
+    for seed in range(seeds):
+        wobble = noise * (seed - (seeds - 1) / 2)
+        for v, extra in (("scaled", 0.0), ("unscaled", gap + wobble)):
+            for lr, end in zip(lrs, (2.6, 2.4, 2.9)):
+                m = _model(v, lr, [8.0, 3.5, end + extra], test=end + extra)
+                models.append({**m, "seed": seed, "max_logit": [1.0, 2.0 + 3 * (v == "unscaled"), 3.0],
+                               "grad_qk": [[0.1, 0.1]] * 3})
+    r = _results(models, lrs)
+    r["model"]["seeds"] = seeds
+    return r
+
+
+def test_paired_comparisons_decide_only_when_the_interval_clears():
+    """A seed-consistent gap gives a tight paired interval; a noisy one straddles and reads inconclusive."""
+    from reportgen.judge import judge
+
+    tight = M.test_excess(_paired_results(0.3, 0.01), at="main", relative=False)
+    assert tight.n == 5 and tight.lo > 0.25 and tight.hi < 0.35 and not tight.undecided
+    noisy = M.test_excess(_paired_results(0.05, 0.2), at="main", relative=False)
+    assert noisy.lo < 0 < noisy.hi
+    for name in ("stable_lr_ratio", "divergence_excess", "logit_growth", "sensitivity_ratio", "learning_share"):
+        assert M.MEASURES[name](_paired_results(0.3, 0.01), at="main").n == 5, name
+    assert M.summary_misses(_paired_results(0.3, 0.01), 1.5, 0.2, at="main").value is not None
+    claim = next(c for c in catalog().claims if c.id == "000.train-performance-degrades-lm")
+    assert judge(claim, M.test_excess(_paired_results(0.05, 0.2), at="main")).verdict == "inconclusive"
+
+
 def test_a_model_that_does_not_beat_the_bigram_decides_nothing():
     """The learning gate: a comparison resting on a model above bigram − 0.5 bits/byte is inconclusive."""
     lrs = [0.01, 0.1, 1.0]

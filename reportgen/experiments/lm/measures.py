@@ -32,7 +32,7 @@ import numpy as np
 from reportgen.experiments.lm.baselines import gate_reason
 from reportgen.experiments.lm.params import COLLAPSED_ENTROPY, DIVERGE_BITS
 from reportgen.measure import Measurement, MeasureUnavailable
-from reportgen.paired import Conditions, count_measurement, paired, ratio_measurement
+from reportgen.paired import Conditions, count_measurement, ratio_measurement, ratios
 from reportgen.stats import LEVEL, level_z, student_t
 
 INF = math.inf
@@ -522,7 +522,7 @@ def learning_share(results, sweep="width", at="largest", variant="unscaled", ref
         return [initial(m) - final(m) for m in s.by_seed(key, v, s.tuned(key, v))]
 
     dv, dr = drops(variant), drops(reference)
-    return ratio_measurement([a / b for a, b in zip(dv, dr)], f"validation loss drop from step 0 at the tuned "
+    return ratio_measurement(ratios(dv, dr), f"validation loss drop from step 0 at the tuned "
                              f"rate, {variant} over {reference}, {where}", log=False,
                              undecided=_undecided(s, [key], variant, reference),
                              detail=((f"drop, {variant}", np.mean(dv), 2), (reference, np.mean(dr), 2)))
@@ -607,11 +607,13 @@ def summary_misses(results, slower, margin, sweep="width", at="largest", variant
     unstable = unstable_configs(results, reference)
     slow = not_faster_configs(results, reference, variant, faster)
     # 'neither slow nor unstable' is a miss: surely when no sign can hold, possibly when none surely does
+    slow_lo, slow_hi = (slow.value, slow.value) if slow.lo is None else (slow.lo, slow.hi)
     point, lo, hi = (float(signs[0] == 0) + unstable.value + slow.value, float(signs[2] == 0) + unstable.value
-                     + slow.lo, float(signs[1] == 0) + unstable.value + slow.hi)
+                     + slow_lo, float(signs[1] == 0) + unstable.value + slow_hi)
+    lo, hi = (None, None) if lo == hi else (lo, hi)
     return Measurement(point, lo, hi, s.n_seeds, method=f"{variant} slow or unstable; {reference} stable and "
                        f"faster in every configuration, paired over {s.n_seeds} seeds", digits=0,
-                       level=LEVEL if lo != hi else None, undecided=s.gate(*s.configs),
+                       level=LEVEL if lo is not None else None, undecided=s.gate(*s.configs),
                        detail=((f"{variant} slow or unstable", "yes" if signs[0] else "no"),
                                (f"configurations where {reference} is unstable", unstable.value, 0),
                                ("where it is not faster", slow.value, 0)))
@@ -639,7 +641,7 @@ def halt_signs(results, halted_ratio, not_converged, sweep="width", at="largest"
 
     gv, gr = grads(variant), grads(reference)
     c = Conditions()
-    c.add(f"gradient under {halted_ratio:g}× {reference}'s", [a / b for a, b in zip(gv, gr)], halted_ratio,
+    c.add(f"gradient under {halted_ratio:g}× {reference}'s", ratios(gv, gr), halted_ratio,
           log=True, above=False)
     gap = c.add(f"tuned loss {not_converged:g} bits/byte above", [a - b for a, b in zip(finals(variant),
                                                                                      finals(reference))],
@@ -707,7 +709,7 @@ def sensitivity_ratio(results, sweep="width", at="main", variant="unscaled", ref
     key, where = _where(s, sweep, at)
     s.need(key, variant, reference)
     a, b = per_seed_sensitivity(s, key, variant), per_seed_sensitivity(s, key, reference)
-    return ratio_measurement([x / y for x, y in zip(a, b)], f"Wortsman LR sensitivity, {variant} over {reference}, "
+    return ratio_measurement(ratios(a, b), f"Wortsman LR sensitivity, {variant} over {reference}, "
                              f"{where}", undecided=s.gate(key), detail=((variant, np.mean(a), 3),
                                                                        (reference, np.mean(b), 3)))
 
