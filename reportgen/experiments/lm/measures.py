@@ -675,6 +675,14 @@ WIDTH_RANGE = 4  # 'without retuning' needs widths at least this far apart (Yang
 # the tuned rate by about one grid step, the resolution itself)
 
 
+def _full_widths():
+    from reportgen.experiments.lm.params import PARAMS
+
+    full = PARAMS["full"]
+    widths = sorted({full.width, *full.fixed_heads_widths})
+    return f"{widths[0]} to {widths[-1]}"
+
+
 def best_lr_shift(results, variant="scaled"):
     """How far `variant`'s tuned rate moves across every configuration trained: log10 range, in decades."""
     s = Sweep(results)
@@ -683,11 +691,12 @@ def best_lr_shift(results, variant="scaled"):
     span = math.log10(max(tuned) / min(tuned))
     step = math.log10(s.lrs[1] / s.lrs[0])
     widths = [k[0] for k in keys]
-    undecided = s.gate(*keys)
-    if not undecided and max(widths) < WIDTH_RANGE * min(widths):
-        undecided = (f"the widths trained span {max(widths) / min(widths):g}× ({min(widths)} to {max(widths)}), under "
-                     f"the {WIDTH_RANGE}× a tuned-rate shift needs to show beyond one grid step; the full profile "
-                     "decides it")
+    reasons = [s.gate(*keys)]
+    if max(widths) < WIDTH_RANGE * min(widths):
+        reasons.insert(0, f"the widths trained span {max(widths) / min(widths):g}× ({min(widths)} to {max(widths)}), "
+                          f"under the {WIDTH_RANGE}× a tuned-rate shift needs to show beyond one grid step; the full "
+                          f"profile (widths {_full_widths()}) decides it")
+    undecided = "; and ".join(r for r in reasons if r)
     return Measurement(span, n=len(keys), method=f"log10(largest / smallest tuned rate) over {len(keys)} "
                        f"configurations (grid step {step:.2f} decades)", digits=2, undecided=undecided,
                        detail=tuple((name(s, k), lr_text(t)) for k, t in zip(keys, tuned)))
