@@ -65,7 +65,7 @@ def corpus_table(results):
          f"training bytes per model ({sc['bytes_share_of_train']:.2%} of the split); d_k {sc['d_k_min']} to "
          f"{sc['d_k_max']}"),
         ("model", f"{m['layers']} pre-LayerNorm blocks, context {m['context']} bytes, MLP × 4, GELU"),
-        ("training", f"{m['steps']} AdamW steps of {m['batch']} windows; {m['seeds']} seed(s) per cell"),
+        ("training", f"{m['steps']} AdamW steps of {m['batch']} windows; {m['seeds']} paired seeds per cell"),
         ("evaluation", f"validation: {results['eval_tokens']} fixed bytes at steps "
                        f"{', '.join(map(str, results['eval_steps']))}; test: {results['test_tokens']} bytes "
                        "at the end"),
@@ -185,7 +185,7 @@ def battery_table(results):
         "One attention layer on three tasks: recall and induction want one-hot attention, the histogram uniform",
         f"Loss above the task's floor (nats), best over the rates, after {steps[third]} and {steps[-1]} "
         f"constant-rate steps (a checkpoint is a shorter run); accuracy and the attention entropy share "
-        f"(1 is uniform) at the end, at the best rate; {b.b['seeds']} seed(s) per cell.",
+        f"(1 is uniform) at the end, at the best rate; {b.b['seeds']} paired seeds per cell.",
         ("task", "d_k", "optimizer", "scores", "excess loss", "accuracy %", "entropy share", "best lr"),
         tuple(rows), PART_BATTERY,
     )
