@@ -60,10 +60,10 @@ def measure(profile="standard", steps=10, runs=3, device="cpu", threads=1, confi
     T, B = params.context, params.batch
     trainers = (("batched", model.train_batched), ("per-model loop", model.train_looped))
     rows = []
-    for width, heads, variants in R.configurations(params)[:configurations]:
+    for width, heads, d_k, variants in R.configurations(params)[:configurations]:
         cells = model.order_grid([(v, lr, s) for v in variants for lr in params.lrs for s in range(params.seeds)],
-                                 width // heads, T)
-        cfg = model.Config(width, heads, params.layers, T, len(vocabulary), params.base_width, cells, device)
+                                 d_k, T)
+        cfg = model.Config(width, heads, params.layers, T, len(vocabulary), params.base_width, cells, device, d_k)
         P = model.init_params(cfg, [generator(device, 0, "bench", width, heads, *c) for c in cells], device)
         starts = torch.randint(len(train) - T - 1, (steps, cfg.M, B), generator=generator(device, 0, "bench-data",
                                                                                             width, heads), device=device)
@@ -83,7 +83,7 @@ def measure(profile="standard", steps=10, runs=3, device="cpu", threads=1, confi
         relative = ((a - b).abs() / b.abs().clamp_min(1e-6)).nan_to_num(0)
         apart = (relative > 1e-3).any(0).tolist()
         differ = sorted({(v, lr) for (v, lr, _), x in zip(cfg.cells, apart) if x}, key=lambda x: (x[1], x[0]))
-        rows.append({"width": width, "heads": heads, "d_k": width // heads, "models": cfg.M,
+        rows.append({"width": width, "heads": heads, "d_k": d_k, "models": cfg.M,
                      "batched_s": medians["batched"], "loop_s": medians["per-model loop"],
                      "agree": cfg.M - sum(apart), "differ": [list(x) for x in differ],
                      "first_steps_difference": relative[:3].max().item()})

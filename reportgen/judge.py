@@ -26,6 +26,9 @@ never a verdict. The rules:
   number enters it;
 - unverifiable: nothing in this run can decide it; the claim's `reason` says what would.
 
+A measurement that says its evidence cannot decide (`undecided`: a language model that does
+not beat its bigram baseline) makes any verdict inconclusive, with that reason.
+
 A contradicted verdict carries a severity: material (a reader would learn something
 false) or minor (rounding, rounding order, presentation). The claim may say which;
 otherwise a value within 1% of the exact one (or within the equivalence margin) is minor.
@@ -407,6 +410,10 @@ def judge(claim, measurement):
     if measurement is None:
         return unavailable(claim, "no measurement")
     verdict, measured, tolerance, sentence, deviation = RULES[claim.rule](claim, measurement)
+    if measurement.undecided and verdict != INCONCLUSIVE:
+        # Evidence that cannot decide (a model that did not learn): the numbers stay, the verdict goes.
+        verdict, tolerance, sentence = (INCONCLUSIVE, f"{tolerance}; not decisive: {measurement.undecided}",
+                                        f"Inconclusive: {measurement.undecided}. (On these numbers: {sentence})")
     severity = _severity(claim, verdict, deviation, measurement)
     return Judged(claim, measurement, verdict, measured, tolerance,
                   _finish(claim, verdict, sentence, severity, measurement), severity)
@@ -459,9 +466,11 @@ def _summary_verdict(setups):
         return CONTRADICTED, f"False in {len(false)} of {len(setups)} setups ({'; '.join(false)})."
     if true and len(true) == len(setups):
         return CONFIRMED, f"True in every setup checked ({len(setups)})." if len(setups) > 1 else f"True: {true[0]}."
+    open_ = "; ".join(s.claim.label for s in setups if s.verdict in (INCONCLUSIVE, UNVERIFIABLE))
     if true:
-        return INCONCLUSIVE, f"True in {len(true)} of {len(setups)} setups; the others cannot be told apart in this run."
-    return INCONCLUSIVE, "This run cannot tell in any setup."
+        return INCONCLUSIVE, (f"True in {len(true)} of {len(setups)} setups ({'; '.join(true)}); this run cannot "
+                              f"tell in the others ({open_}).")
+    return INCONCLUSIVE, f"This run cannot tell in any setup ({open_})."
 
 
 def statements(judged):

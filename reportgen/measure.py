@@ -32,6 +32,9 @@ class Measurement:
     # What [lo, hi] is: "CI" (a confidence interval of the quantity) or "of runs" (where that
     # share of repeated runs lands: a prediction range of one run's printout).
     interval: str = "CI"
+    # Why this evidence cannot decide any statement, whatever its numbers ('' when it can): a
+    # training comparison between models that did not learn (reportgen.experiments.lm.baselines).
+    undecided: str = ""
 
     def to_json(self):
         value = list(self.value) if isinstance(self.value, (tuple, list)) else self.value
@@ -46,6 +49,7 @@ class Measurement:
             "detail": [list(item) for item in self.detail],
             "alternatives": [[label, list(v) if isinstance(v, (tuple, list)) else v] for label, v in self.alternatives],
             "views": [list(view) for view in self.views],
+            "undecided": self.undecided,
         }
 
 

@@ -1,5 +1,6 @@
 """Language-model family: byte-level Transformers on the Python standard library, ten score conventions."""
 
+from reportgen.experiments.lm.baselines import GATE_BITS
 from reportgen.experiments.lm.params import PARAMS
 from reportgen.family import Experiment
 from reportgen.sources import Source
@@ -18,7 +19,7 @@ EXPERIMENT = Experiment(
     # learning-rate sweep's ten lines cannot be told apart
     key_figure="lm-lr-sensitivity",
     summary="Decoder-only pre-LayerNorm Transformers learn the running Python's standard library as "
-    "bytes with ten score conventions (× 1/√d_k, × 1, × 1/d_k, μP, three learnable temperatures, "
+    "bytes with up to ten score conventions (× 1/√d_k, × 1, × 1/d_k, μP, three learnable temperatures, "
     "QK-LayerNorm, cosine, T5), over an AdamW learning-rate sweep and d_k at fixed width and at "
     "fixed head count, all models of a configuration trained as one batch; held-out bits per "
     "byte, divergence, learning-rate sensitivity, logit growth, entropy, and a task battery.",
@@ -52,10 +53,15 @@ EXPERIMENT = Experiment(
         "the tokens. Each model is a decoder-only Transformer with pre-LayerNorm blocks (attention, "
         "then a GELU MLP), learned positions and an untied readout. At initialization the queries and "
         "keys have unit-variance components, so $q\\cdot k$ has variance about $d_k$, the documents' "
-        "premise. Every variant × learning rate of a configuration is one model of one batch, with its "
-        "own seed for weights and data; AdamW warms up over the first tenth of the steps and decays "
-        "by a cosine to a tenth of its peak. Validation bits per byte are measured on fixed held-out "
-        "windows at evenly spaced steps, test bits per byte once at the end. Beside the language "
+        "premise. The query/key width per head is a parameter of its own, so d_k grows to hundreds at "
+        "a small model width. Every variant × learning rate × seed of a configuration is one model of "
+        "one batch; seeds are paired: within a seed every variant and rate starts from the same "
+        "weights and sees the same data, so each comparison is a per-seed difference with a t "
+        "interval over seeds. AdamW warms up over the first tenth of the steps and decays by a "
+        "cosine to a tenth of its peak. Validation bits per byte are measured on fixed held-out "
+        "windows at evenly spaced steps, test bits per byte once at the end, beside unigram and "
+        "bigram count tables fit on the training split: a model that does not beat the bigram "
+        f"table by {GATE_BITS:g} bit per byte decides no training claim. Beside the language "
         "model, one attention layer learns three small tasks whose best attention is one-hot "
         "(recall, induction copy) or uniform (a histogram), with Adam and with plain SGD."
     ),

@@ -7,7 +7,7 @@ import numpy as np
 
 from reportgen.experiments.lm import PART_ATTENTION, PART_BATTERY, PART_SWEEP
 from reportgen.experiments.lm.measures import (
-    Battery, Sweep, alpha_fit, capped, diverged, lr_text, mean_entropy, qk_std,
+    Battery, Sweep, alpha_fit, capped, lr_text, mean_entropy, qk_std,
 )
 from reportgen.experiments.lm.params import BATTERY_SCALINGS, LABELS, NAMES
 from reportgen.family import Figure
@@ -36,13 +36,16 @@ def sweep_figure(results):
             if not s.has(k, v):
                 continue
             y = [float(np.mean([capped(m) for m in s.seeds(k, v, lr)])) for lr in s.lrs]
-            bad = [any(map(diverged, s.seeds(k, v, lr))) for lr in s.lrs]
+            bad = [any(map(s.diverged, s.seeds(k, v, lr))) for lr in s.lrs]
             ax.plot(lrs, y, "-", color=COLORS[v], lw=1, label=LABELS[v] if k == s.main else None)
             ax.plot(lrs[~np.array(bad)], np.array(y)[~np.array(bad)], "o", ms=2.5, color=COLORS[v])
             ax.plot(lrs[np.array(bad)], np.array(y)[np.array(bad)], "x", ms=4, color=COLORS[v])
             tuned = s.tuned(k, v)
             alt.append(f"{_short(s, k)}, {v}: best {min(y):.2f} bits/byte at lr {lr_text(tuned)}, "
                        f"{sum(bad)} of {len(bad)} rates diverged")
+        for which, style in (("unigram", ":"), ("bigram", "--")):
+            ax.axhline(results["baselines"][which], color="0.5", lw=0.8, ls=style,
+                       label=f"{which} table" if k == s.main else None)
         ax.set(xscale="log", xlabel="peak rate")  # short: four panels share one row
         ax.set_title(f"d_k = {s.dk(k)}, width {k[0]}", fontsize=7)
     axes[0, 0].set_ylabel("final validation bits/byte")
@@ -51,9 +54,11 @@ def sweep_figure(results):
         "lm-lr-sweep",
         "Validation loss against the learning rate, for each score convention and configuration: the final "
         "held-out bits per byte, capped at the untrained model's (Wortsman et al.'s convention); × marks a "
-        "rate where the run diverged. The main configuration trains every variant; the d_k sweeps "
+        "rate where the run diverged. Grey lines: the unigram (dotted) and bigram (dashed) count tables on "
+        "the same held-out split. The main configuration trains every variant; the d_k sweeps "
         "(fixed width, then fixed head count) train × 1/√d_k, × 1 and μP.",
-        "Log-x line plots, one panel per configuration: " + "; ".join(alt) + ".",
+        f"Log-x line plots, one panel per configuration, with the unigram ({results['baselines']['unigram']:.2f}) "
+        f"and bigram ({results['baselines']['bigram']:.2f}) baselines: " + "; ".join(alt) + ".",
         fig,
     )
 

@@ -59,11 +59,14 @@ def order_grid(cells, d_k, context):
 class Config:
     """Shapes of one architecture and the per-model settings of its stack."""
 
-    def __init__(self, width, heads, layers, context, vocab, base_width, cells, device):
+    def __init__(self, width, heads, layers, context, vocab, base_width, cells, device, d_k=None):
         import torch
 
         self.D, self.H, self.L, self.T, self.V = width, heads, layers, context, vocab
-        self.dk = width // heads
+        # The query/key width per head, decoupled from d_model: the variance argument is about the
+        # q·k dimension, so d_k can grow to hundreds at a width the CPU trains. Values keep width/heads.
+        self.dk = d_k or width // heads
+        self.dv = width // heads
         self.cells = cells  # (variant, lr, seed) per model, kinds contiguous
         specs = [variant_spec(v, self.dk, context) for v, _, _ in cells]
         kinds = [s[2] for s in specs]
@@ -105,8 +108,8 @@ def init_params(cfg, generators, device):
         out["pos"].append(normal(T, D))
         for i in range(cfg.L):
             p = f"l{i}."
-            wqkv = normal(D, 3 * D, std=D**-0.5)
-            wqkv[:, :D] *= cfg.q_init[m]  # μP: zero queries; T5: ÷ √d_k
+            wqkv = normal(D, 2 * H * dk + D, std=D**-0.5)  # (D, queries H·d_k | keys H·d_k | values D)
+            wqkv[:, : H * dk] *= cfg.q_init[m]  # μP: zero queries; T5: ÷ √d_k
             out[p + "wqkv"].append(wqkv)
             out[p + "wo"].append(normal(D, D, std=D**-0.5))
             out[p + "w1"].append(normal(D, MLP_RATIO * D, std=D**-0.5))
@@ -200,8 +203,10 @@ def forward(P, cfg, x, probe=False):
     for i in range(cfg.L):
         p = f"l{i}."
         a = _affine_norm(h, P[p + "ln1g"], P[p + "ln1b"])
-        qkv = torch.bmm(a.view(M, B * T, D), P[p + "wqkv"]).view(M, B, T, 3, H, dk).permute(3, 0, 1, 4, 2, 5)
-        q, k, v = qkv[0], qkv[1], qkv[2]  # (M, B, H, T, dk)
+        qkv = torch.bmm(a.view(M, B * T, D), P[p + "wqkv"])  # (M, B·T, 2·H·d_k + D)
+        qk = qkv[..., : 2 * H * dk].view(M, B, T, 2, H, dk).permute(3, 0, 1, 4, 2, 5)
+        q, k = qk[0], qk[1]  # (M, B, H, T, d_k)
+        v = qkv[..., 2 * H * dk :].view(M, B, T, H, cfg.dv).transpose(2, 3)  # (M, B, H, T, d_v)
         fq, fk = _qk_transform(cfg, q, k, P, i)
         mult = P[p + "logm"].exp().view(M, 1, H, 1, 1)
         if probe:
@@ -229,9 +234,10 @@ def _attention(q, k, v):
     import torch
 
     M, B, H, T, dk = q.shape
+    dv = v.shape[-1]
     mask = torch.full((T, T), float("-inf"), device=q.device, dtype=q.dtype).triu(1)
     scores = torch.baddbmm(mask.expand(M * B * H, T, T), q.reshape(-1, T, dk), k.reshape(-1, T, dk).transpose(1, 2))
-    return torch.bmm(scores.softmax(-1), v.reshape(-1, T, dk)).view(M, B, H, T, dk)
+    return torch.bmm(scores.softmax(-1), v.reshape(-1, T, dv)).view(M, B, H, T, dv)
 
 
 PROBE_WINDOWS = 4  # attention statistics from the first windows of the evaluation set (the loss uses all)
@@ -344,8 +350,8 @@ def layer_grad_norms(names_, grads, L):
         sq = g.flatten(1).pow(2).sum(1)
         block[i] = block[i] + sq
         if n.endswith("wqkv"):
-            D = g.shape[1]
-            qk[i] = qk[i] + g[:, :, : 2 * D].flatten(1).pow(2).sum(1)
+            D = g.shape[1]  # (M, D, 2·H·d_k + D): the value columns are the last D
+            qk[i] = qk[i] + g[:, :, : g.shape[2] - D].flatten(1).pow(2).sum(1)
     return torch.stack(block).sqrt(), torch.stack(qk).sqrt()
 
 

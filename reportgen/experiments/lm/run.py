@@ -1,15 +1,18 @@
 """Language-model family, run: byte-level Transformers on the Python standard library, and the battery.
 
 For each configuration (width, heads) every variant × learning rate × seed is one model of one
-stack, trained at once; each model draws its own initialization and its own training windows
-(seeds independent per cell). The validation loss on a fixed set of held-out windows, and the
+stack, trained at once. Seeds are paired: the initialization and the training windows are
+drawn from streams keyed on the seed (and the configuration's shapes), never on the variant or
+the rate, so within a seed every variant and rate starts from the same weights (where the
+variant's own rule, as μP's zero queries, does not change them) and sees the same bytes in the
+same order; a difference between variants within a seed is the variant's alone. The validation loss on a fixed set of held-out windows, and the
 attention statistics on it, are measured at step 0 and at `evals` evenly spaced steps; the test
 loss once at the end. Numbers only, as plain JSON-able values.
 """
 
 import math
 
-from reportgen.experiments.lm.params import NAMES, SIGNIFICANT
+from reportgen.experiments.lm.params import MLP_RATIO, SIGNIFICANT
 
 
 def _r(x):
@@ -28,10 +31,12 @@ def _rows(tensor):
 
 
 def configurations(params):
-    """(width, heads, variants) of every configuration: the main one first, then the d_k sweeps."""
-    out = [(params.width, params.heads, NAMES)]
-    out += [(params.width, h, params.sweep_variants) for h in params.fixed_width_heads]
-    out += [(w, params.heads, params.sweep_variants) for w in params.fixed_heads_widths]
+    """(width, heads, d_k, variants) of every configuration: the main one first, then the d_k sweeps
+    (head count at fixed width, width at fixed head count, q/k width at the main width and heads)."""
+    out = [(params.width, params.heads, params.width // params.heads, params.main_variants)]
+    out += [(params.width, h, params.width // h, params.sweep_variants) for h in params.fixed_width_heads]
+    out += [(w, params.heads, w // params.heads, params.sweep_variants) for w in params.fixed_heads_widths]
+    out += [(params.width, params.heads, d, params.sweep_variants) for d in params.qk_dims]
     return out
 
 
@@ -49,7 +54,7 @@ def fixed_starts(tokens, count, length, device):
     return torch.linspace(0, len(tokens) - length - 1, count, device=device).long()
 
 
-def train_configuration(params, seed, device, data, vocab, width, heads, variants):
+def train_configuration(params, seed, device, data, vocab, width, heads, d_k, variants):
     """Every variant × rate × seed of one configuration as one stack; its per-model summaries."""
     import torch
 
@@ -58,16 +63,15 @@ def train_configuration(params, seed, device, data, vocab, width, heads, variant
 
     T, B, steps = params.context, params.batch, params.steps
     cells = model.order_grid([(v, lr, s) for v in variants for lr in params.lrs for s in range(params.seeds)],
-                             width // heads, T)
-    cfg = model.Config(width, heads, params.layers, T, vocab, params.base_width, cells, device)
+                             d_k, T)
+    cfg = model.Config(width, heads, params.layers, T, vocab, params.base_width, cells, device, d_k)
 
-    def stream(cell, what):
-        return generator(device, seed, "lm", width, heads, *cell, what)
-
-    P = model.init_params(cfg, [stream(c, "init") for c in cells], device)
+    P = model.init_params(cfg, [generator(device, seed, "lm", width, heads, d_k, s, "init") for _, _, s in cells], device)
     train = data["train"]
-    starts = torch.stack([torch.randint(len(train) - T - 1, (steps, B), generator=stream(c, "data"), device=device)
-                          for c in cells], 1)  # (steps, M, B)
+    per_seed = torch.stack([torch.randint(len(train) - T - 1, (steps, B), generator=generator(device, seed, "lm",
+                                                                                                s, "data"),
+                                          device=device) for s in range(params.seeds)], 1)  # (steps, seeds, B)
+    starts = per_seed[:, [s for _, _, s in cells]]  # (steps, M, B): every model of a seed, the same windows
     x_val = windows(data["validation"], fixed_starts(data["validation"], params.eval_windows, T + 1, device), T + 1)
     x_val = x_val.expand(cfg.M, -1, -1)
     eval_at = [round(steps * (e + 1) / params.evals) for e in range(params.evals)]
@@ -114,32 +118,69 @@ def train_configuration(params, seed, device, data, vocab, width, heads, variant
             **{k: curves[k][i] for k in curves},
             "mult": mult[i],
         })
-    return {"width": width, "heads": heads, "d_k": width // heads, "models": models}
+    return {"width": width, "heads": heads, "d_k": d_k, "models": models}
+
+
+def left_out(params):
+    """The variants this profile does not train at its main configuration, with the profiles that do."""
+    from reportgen.experiments.lm.params import NAMES, PARAMS
+
+    return [{"variant": v, "trained_in": [p for p, pp in PARAMS.items() if v in pp.main_variants]}
+            for v in NAMES if v not in params.main_variants]
+
+
+def parameter_count(width, heads, d_k, layers, context, vocab):
+    """Trainable numbers of one model (the stacked layout, the per-head multipliers and gains included)."""
+    per_layer = 4 * width + width * (2 * heads * d_k + width) + width * width + 2 * MLP_RATIO * width * width \
+        + heads + 2 * d_k
+    return vocab * width + context * width + layers * per_layer + 2 * width + width * vocab
+
+
+def evidence_scale(params, configs, vocab, provenance):
+    """How much the language-model evidence rests on: models, parameters, bytes seen, seeds, d_k range."""
+    sizes = [parameter_count(c["width"], c["heads"], c["d_k"], params.layers, params.context, vocab) for c in configs]
+    per_model = params.steps * params.batch * params.context
+    return {
+        "models": sum(len(c["models"]) for c in configs),
+        "configurations": len(configs),
+        "parameters_main": sizes[0], "parameters_min": min(sizes), "parameters_max": max(sizes),
+        "bytes_per_model": per_model,
+        "bytes_share_of_train": per_model / provenance["split_bytes"]["train"],
+        "model_bytes": per_model * sum(len(c["models"]) for c in configs),
+        "seeds": params.seeds,
+        "rates": len(params.lrs), "rate_decades": math.log10(max(params.lrs) / min(params.lrs)),
+        "d_k_min": min(c["d_k"] for c in configs), "d_k_max": max(c["d_k"] for c in configs),
+        "widths": sorted({c["width"] for c in configs}),
+    }
 
 
 def run(params, seed, device, progress):
     """Train every configuration's stack, then the task battery; plain numbers out."""
     import torch
 
-    from reportgen.experiments.lm import battery, corpus
+    from reportgen.experiments.lm import baselines, battery, corpus
 
     text, vocabulary, provenance = corpus.read()
     data = {s: corpus.encode(text[s], vocabulary, device) for s in corpus.SPLITS}
     # Saturated softmaxes produce subnormal floats, which the CPU handles far slower;
     # flushing them to zero changes nothing above 1e-38.
+    counts = baselines.count_bits(data["train"], data["test"], len(vocabulary))
     flushed = torch.set_flush_denormal(True)
     try:
-        configs = [train_configuration(params, seed, device, data, len(vocabulary), w, h, variants)
-                   for w, h, variants in progress(configurations(params), "lm: configurations, models batched")]
+        configs = [train_configuration(params, seed, device, data, len(vocabulary), w, h, d, variants)
+                   for w, h, d, variants in progress(configurations(params), "lm: configurations, models batched")]
         tasks = battery.run(params.battery, seed, device, progress)
     finally:
         if flushed:
             torch.set_flush_denormal(False)
     return {
         "corpus": provenance,
+        "baselines": counts,
         "model": {"layers": params.layers, "context": params.context, "batch": params.batch,
                   "steps": params.steps, "base_width": params.base_width, "seeds": params.seeds},
-        "main": {"width": params.width, "heads": params.heads},
+        "left_out": left_out(params),
+        "scale": evidence_scale(params, configs, len(vocabulary), provenance),
+        "main": {"width": params.width, "heads": params.heads, "d_k": params.width // params.heads},
         "lrs": list(params.lrs),
         "eval_steps": [0] + [round(params.steps * (e + 1) / params.evals) for e in range(params.evals)],
         "eval_tokens": params.eval_windows * params.context,

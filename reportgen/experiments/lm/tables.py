@@ -5,6 +5,7 @@ import math
 import numpy as np
 
 from reportgen.experiments.lm import PART_ATTENTION, PART_BATTERY, PART_CORPUS, PART_SWEEP, PART_VERDICTS
+from reportgen.experiments.lm.baselines import GATE_BITS
 from reportgen.experiments.lm.measures import (
     Battery,
     Sweep,
@@ -38,8 +39,12 @@ def ordered(s, variants=NAMES):
     return [(k, v) for k in keys for v in variants if s.has(k, v)]
 
 
+def _int(x):
+    return f"{x:,}".replace(",", " ")
+
+
 def corpus_table(results):
-    c, m = results["corpus"], results["model"]
+    c, m, sc = results["corpus"], results["model"], results["scale"]
     rows = (
         ("Python", f"{c['implementation']} {c['python']}"),
         ("modules read", f"{c['modules']} of {c['pinned']} pinned" + (f"; missing: {', '.join(c['missing'])}"
@@ -50,8 +55,17 @@ def corpus_table(results):
         ("test modules", ", ".join(c["held_out"]["test"])),
         ("SHA-256 of the modules read", c["sha256"]),
         ("vocabulary", f"{c['vocabulary']} byte values (those the corpus holds)"),
+        ("count baselines (test bits/byte)", f"unigram {results['baselines']['unigram']:.3f}, bigram "
+         f"{results['baselines']['bigram']:.3f} ({results['baselines']['smoothing']} smoothing, fit on the "
+         "training split)"),
+        ("left out in this profile", "; ".join(f"{LABELS[x['variant']]} ({', '.join(x['trained_in']) or 'none'})"
+                                              for x in results["left_out"]) or "none"),
+        ("scale of the evidence", f"{_int(sc['models'])} models, {sc['seeds']} paired seeds; "
+         f"{_int(sc['parameters_main'])} parameters at the main configuration; {_int(sc['bytes_per_model'])} "
+         f"training bytes per model ({sc['bytes_share_of_train']:.2%} of the split); d_k {sc['d_k_min']} to "
+         f"{sc['d_k_max']}"),
         ("model", f"{m['layers']} pre-LayerNorm blocks, context {m['context']} bytes, MLP × 4, GELU"),
-        ("training", f"{m['steps']} AdamW steps of {m['batch']} windows; {m['seeds']} seed(s) per cell"),
+        ("training", f"{m['steps']} AdamW steps of {m['batch']} windows; {m['seeds']} paired seeds per cell"),
         ("evaluation", f"validation: {results['eval_tokens']} fixed bytes at steps "
                        f"{', '.join(map(str, results['eval_steps']))}; test: {results['test_tokens']} bytes "
                        "at the end"),
@@ -63,23 +77,27 @@ def corpus_table(results):
 
 def sweep_table(results):
     s = Sweep(results)
+    base = results["baselines"]
     rows = []
     for k, v in ordered(s):
         tuned = s.tuned(k, v)
         div, n = s.diverged_count(k, v)
         rows.append((
             f"{k[0]} / {k[1]} / {s.dk(k)}", LABELS[v], lr_text(tuned), _num(s.best_loss(k, v), 3),
-            _num(s.test_bits(k, v), 3), f"{div} of {n}", lr_text(s.largest_stable(k, v)),
+            _num(s.test_bits(k, v), 3), _num(s.test_bits(k, v) - base["bigram"], 3), f"{div} of {n}",
+            lr_text(s.largest_stable(k, v)),
             _num(s.sensitivity(k, v), 3),
         ))
     return Table(
         "lm-sweep",
         "Each variant at its tuned rate, its stability over the rates, and its learning-rate sensitivity",
         f"{len(s.lrs)} AdamW peak rates from {lr_text(min(s.lrs))} to {lr_text(max(s.lrs))}. Tuned rate: lowest "
-        "final validation loss. Diverged: the validation loss went non-finite, rose above the untrained "
-        f"model's at some evaluation, or ended over {DIVERGE_BITS:g} bit/byte above its best. Sensitivity "
-        "(Wortsman et al. 2023): mean over the rates of min(final, initial) minus the best final, bits/byte.",
-        ("width / heads / d_k", "scores", "tuned lr", "val bits/byte", "test bits/byte", "diverged",
+        "final validation loss. Diverged: the validation loss went non-finite, or ended over "
+        f"{DIVERGE_BITS:g} bit/byte above the variant's own best final loss (same seed). Sensitivity "
+        "(Wortsman et al. 2023): mean over the rates of min(final, initial) minus the best final, bits/byte. "
+        f"Count baselines on the same test split: unigram {base['unigram']:.3f}, bigram {base['bigram']:.3f} "
+        f"bits/byte; a model must be {GATE_BITS:g} below the bigram to decide a training claim.",
+        ("width / heads / d_k", "scores", "tuned lr", "val bits/byte", "test bits/byte", "test − bigram", "diverged",
          "largest stable lr", "LR sensitivity"),
         tuple(rows), PART_SWEEP,
     )
@@ -167,7 +185,7 @@ def battery_table(results):
         "One attention layer on three tasks: recall and induction want one-hot attention, the histogram uniform",
         f"Loss above the task's floor (nats), best over the rates, after {steps[third]} and {steps[-1]} "
         f"constant-rate steps (a checkpoint is a shorter run); accuracy and the attention entropy share "
-        f"(1 is uniform) at the end, at the best rate; {b.b['seeds']} seed(s) per cell.",
+        f"(1 is uniform) at the end, at the best rate; {b.b['seeds']} paired seeds per cell.",
         ("task", "d_k", "optimizer", "scores", "excess loss", "accuracy %", "entropy share", "best lr"),
         tuple(rows), PART_BATTERY,
     )

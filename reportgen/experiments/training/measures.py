@@ -12,6 +12,7 @@ import numpy as np
 
 from reportgen.experiments.training.params import REACH
 from reportgen.measure import Measurement, MeasureUnavailable
+from reportgen.paired import Conditions, count_measurement, ratio_measurement
 from reportgen.stats import Z, mean_interval
 
 MAIN = ("scaled", "unscaled", "mup", "learned", "qknorm")  # the five variants of the ablation
@@ -36,6 +37,32 @@ class Sweep:
 
     def runs(self, d, variant):
         return [m for lr in self.lrs for m in self.seeds(d, variant, lr)]
+
+    def by_seed(self, d, variant, lr):
+        """The models of one cell ordered by seed: paired, a seed's variants share weights and batches."""
+        return sorted(self.seeds(d, variant, lr), key=lambda m: m["seed"])
+
+    @property
+    def n_seeds(self):
+        return self.results["seeds"]
+
+    def per_seed_stable(self, d, variant):
+        """Per seed, the largest rate with no blow-up or spike (one grid step under the smallest when none)."""
+        step = self.lrs[1] / self.lrs[0]
+        out = []
+        for i in range(self.n_seeds):
+            ok = [lr for lr in self.lrs if not self.unstable(self.by_seed(d, variant, lr)[i])]
+            out.append(max(ok) if ok else min(self.lrs) / step)
+        return out
+
+    def per_seed_unstable(self, d, variant):
+        """Per seed, the share of rates at which the run blew up or spiked."""
+        return [float(np.mean([self.unstable(self.by_seed(d, variant, lr)[i]) for lr in self.lrs]))
+                for i in range(self.n_seeds)]
+
+    def per_seed_steps(self, d, variant, lr):
+        """Per seed, steps to 90% at `lr`; the run's length when a seed never got there (a lower bound)."""
+        return [m["steps_to_90"] or self.results["steps"] for m in self.by_seed(d, variant, lr)]
 
     @staticmethod
     def late(m, key):
@@ -168,57 +195,70 @@ def _unstable_shares(s, variants=("unscaled", "scaled")):
 
 
 def stable_lr_ratio(results, d_k, variant="unscaled", reference="scaled"):
-    """How many times larger `reference`'s largest stable rate is than `variant`'s.
+    """How many times larger `reference`'s largest stable rate is than `variant`'s, paired per seed.
 
-    A rate is stable when no seed is unstable at it (blow-up or spike). 0 when `reference`
-    has no stable rate; when `variant` has none, a lower bound against the smallest rate tested.
+    A rate is stable for a seed when that seed's run neither blew up nor spiked; a seed unstable
+    at every rate counts one grid step under the smallest. When `reference` is stable at the
+    grid's top for a seed, the grid does not find its limit: undecided.
     """
     s = sweep(results, d_k)
-    top_r, top_v = s.largest_stable_lr(d_k, reference), s.largest_stable_lr(d_k, variant)
-    method = f"largest rate with no unstable seed, {reference} over {variant}"
-    if top_r is None:
-        value, lo = 0.0, None
-    elif top_v is None:
-        value = lo = _sig(top_r / min(s.lrs))
-        method += f" (a lower bound: {variant} is unstable at every rate, so below {lr_text(min(s.lrs))})"
-    else:
-        value, lo = _sig(top_r / top_v), None
-    return Measurement(value, lo, None, len(s.lrs), method, 1,
-                       ((f"largest stable rate, {reference}", lr_text(top_r)), (variant, lr_text(top_v))))
+    top_r, top_v = s.per_seed_stable(d_k, reference), s.per_seed_stable(d_k, variant)
+    edge = sum(t >= max(s.lrs) for t in top_r)
+    undecided = (f"{reference} is stable at the grid's largest rate ({lr_text(max(s.lrs))}) for {edge} of "
+                 f"{len(top_r)} seeds: the grid does not reach its limit") if edge else ""
+    return ratio_measurement([_sig(a / b) for a, b in zip(top_r, top_v)], f"recall, d_k = {d_k}: largest rate with "
+                             f"no blow-up or spike, {reference} over {variant}", digits=2, undecided=undecided,
+                             detail=((f"largest stable rate per seed, {reference}", " ".join(map(lr_text, top_r))),
+                                     (variant, " ".join(map(lr_text, top_v)))))
 
 
 def steps_ratio(results, d_k, variant="unscaled", reference="scaled"):
-    """Fewest steps to 90% accuracy of `variant` over `reference`'s, each at its own fastest rate.
+    """Steps to 90% accuracy of `variant` over `reference`'s, each at its own fastest rate, paired per seed.
 
-    Mean over seeds at a rate where every seed got there. 0 when `reference` never got there;
-    when `variant` never did, a lower bound: the run's length over `reference`'s steps.
+    The rates are chosen on the seed mean; a seed that never gets there counts the run's length
+    (so the ratio is then a lower bound). Unavailable when no rate takes every seed of
+    `reference` there.
     """
     s = sweep(results, d_k)
-    (fast_v, _), (fast_r, _) = s.fastest(d_k, variant), s.fastest(d_k, reference)
-    method = f"fewest mean steps to {REACH:.0%} accuracy over the rates, {variant} over {reference}"
+    (fast_v, lv), (fast_r, lr_) = s.fastest(d_k, variant), s.fastest(d_k, reference)
     if fast_r is None:
-        value, lo = 0.0, None
-    elif fast_v is None:
-        value = lo = results["steps"] / fast_r
+        raise MeasureUnavailable(f"no rate takes every seed of {reference} to {REACH:.0%} at d_k = {d_k}")
+    if lv is None:  # never at any rate: its most accurate rate, counted at the run's length
+        lv = s.most_accurate(d_k, variant)[1]
+    sv, sr = s.per_seed_steps(d_k, variant, lv), s.per_seed_steps(d_k, reference, lr_)
+    method = f"recall, d_k = {d_k}: steps to {REACH:.0%} accuracy, {variant} over {reference}, each at its fastest rate"
+    if fast_v is None:
         method += f" (a lower bound: {variant} never got there in {results['steps']} steps)"
-    else:
-        value, lo = fast_v / fast_r, None
-    return Measurement(value, lo, None, results["seeds"], method, 2,
-                       ((reference, steps_text(s, d_k, reference)), (variant, steps_text(s, d_k, variant))))
+    return ratio_measurement([a / b for a, b in zip(sv, sr)], method, digits=2,
+                             detail=((reference, steps_text(s, d_k, reference)), (variant, steps_text(s, d_k, variant))))
 
 
 def instability_growth_misses(results, d_k, small_d_k, margin, variant="unscaled", reference="scaled"):
-    """Conditions of 'unstable for large d_k' that fail (0, 1 or 2).
+    """Conditions of 'unstable for large d_k' that fail (0, 1 or 2), paired over seeds.
 
-    At d_k, `variant`'s share of unstable runs (all rates and seeds) should be at least
-    `margin` above `reference`'s, and above its own share at `small_d_k`.
+    At d_k, `variant`'s share of unstable runs (over the rates) should be at least `margin`
+    above `reference`'s, and above its own share at `small_d_k`.
     """
     s = sweep(results, d_k, small_d_k)
-    (cv, n), (cs, _) = s.unstable_count(d_k, variant), s.unstable_count(small_d_k, variant)
-    misses = (not _shakier(s, d_k, variant, reference, margin)) + (not cv / n > cs / n)
-    return Measurement(float(misses), n=n, method=f"of 2: {variant} at d_k = {d_k} at least {margin:.0%} points "
-                       f"more unstable than {reference}, and more than itself at d_k = {small_d_k}",
-                       digits=0, detail=_unstable_shares(s, (variant, reference)))
+    uv, ur, us = s.per_seed_unstable(d_k, variant), s.per_seed_unstable(d_k, reference), \
+        s.per_seed_unstable(small_d_k, variant)
+    c = Conditions()
+    c.add(f"{variant} {margin:.0%} points more unstable than {reference}", [a - b for a, b in zip(uv, ur)], margin)
+    c.add(f"more at d_k = {d_k} than at d_k = {small_d_k}", [a - b for a, b in zip(uv, us)], 1e-9)
+    return count_measurement(c, s.n_seeds, f"recall, of 2: {variant} at d_k = {d_k} at least {margin:.0%} points "
+                             f"more unstable (blow-up or spike) than {reference}, and more than itself at d_k = "
+                             f"{small_d_k}; paired over {s.n_seeds} seeds",
+                             detail=_unstable_shares(s, (variant, reference)) + _logit_growth(s, d_k, variant, reference))
+
+
+def _logit_growth(s, d_k, variant, reference):
+    """The instability precursor (Wortsman et al. 2023): largest |logit| over training at the largest rate."""
+    top = max(s.lrs)
+
+    def peak(v):
+        return float(np.mean([max(x for x in m["curves"]["max_logit"] if x is not None) for m in s.seeds(d_k, v, top)]))
+
+    return ((f"peak max |logit| at lr {lr_text(top)}, {variant} ÷ {reference}", peak(variant) / peak(reference), 2),)
 
 
 def init_entropy_extremity(results, d_k, variant="unscaled", reference="scaled"):
@@ -290,12 +330,17 @@ def halt_signs(results, d_k, halted_ratio, variant="unscaled", reference="scaled
 
 
 def blowup_excess(results, d_k, variant="unscaled", reference="scaled"):
-    """`variant`'s share of runs that blew up minus `reference`'s, over all rates and seeds."""
+    """`variant`'s share of runs that blew up minus `reference`'s, over the rates, paired per seed."""
     s = sweep(results, d_k)
-    (cv, n), (cr, _) = s.diverged_count(d_k, variant), s.diverged_count(d_k, reference)
-    return Measurement((cv - cr) / n, n=n, method="share of blow-ups (non-finite, or a window mean above "
-                       "the blow-up line), difference", digits=3,
-                       detail=((f"runs that blew up, {variant}", f"{cv} of {n}"), (reference, f"{cr} of {n}")))
+
+    def shares(v):
+        return [float(np.mean([s.by_seed(d_k, v, lr)[i]["diverged"] for lr in s.lrs])) for i in range(s.n_seeds)]
+
+    bv, br = shares(variant), shares(reference)
+    return ratio_measurement([a - b for a, b in zip(bv, br)], f"recall, d_k = {d_k}: share of blow-ups "
+                             "(non-finite, or a window mean above the blow-up line), difference", digits=3, log=False,
+                             detail=((f"blow-up share, {variant}", np.mean(bv), 2), (reference, np.mean(br), 2))
+                             + _logit_growth(s, d_k, variant, reference))
 
 
 def not_faster_dims(results, variant="scaled", reference="unscaled"):

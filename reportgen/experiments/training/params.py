@@ -32,7 +32,7 @@ class TrainingParams:
 PARAMS = {
     "quick": TrainingParams(dims=(16, 64, 256), lrs=(1e-3, 1e-2, 1e-1), seeds=2, steps=100, batch=16, window=10),
     "standard": TrainingParams(
-        dims=(16, 64, 256), lrs=(3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1), seeds=3, steps=200, batch=32,
+        dims=(16, 64, 256), lrs=(3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1), seeds=5, steps=200, batch=32,
         window=15,
     ),
     "full": TrainingParams(
