@@ -339,7 +339,7 @@ def context(sections, catalog, info, config, build):
     """Everything the templates show, for one build."""
     chapters, appendix, rows = chapters_and_appendix(sections, config)
     found = findings(sections, catalog, rows, chapters)
-    found["story"] = story.story(catalog, rows, chapters)
+    found["story"] = story.story(catalog, rows, chapters, sections)
     found["unsaid"] = story.unsaid(catalog, rows)
     documents, papers = references(catalog, sections, info, config)
     meta = title_block(config, info, build)

@@ -36,7 +36,7 @@ def bad_fields(text):
     out = []
     for m in PLACEHOLDER.finditer(text or ""):
         field = m.group(2) or "value"
-        if field not in FIELDS and not re.fullmatch(r"(detail|view)[1-9]", field):
+        if field not in FIELDS and not re.fullmatch(r"(detail|view)[1-9][0-9]?", field):
             out.append(m.group(0))
     return out
 
@@ -67,6 +67,8 @@ def _number(j, match):
     if field == "interval":
         return interval_text(m, digits)
     number = _pick(m, field, match.group(0))
+    if not match.group(3) and field.startswith("detail"):
+        digits = _own_digits(m, field, digits)
     if not isinstance(number, (int, float)) or not math.isfinite(number):
         return NOT_MEASURED
     if field == "pct":
@@ -79,11 +81,19 @@ def _pick(m, field, placeholder):
         return m.value
     if field in ("lo", "hi"):
         return getattr(m, field)
-    kind, index = field[:-1], int(field[-1]) - 1
+    found = re.fullmatch(r"(detail|view)([1-9][0-9]?)", field)
+    kind, index = found[1], int(found[2]) - 1
     items = m.detail if kind == "detail" else m.views
     # A profile may record fewer of them: the text says the number was not measured (a test
     # checks that a full build of every profile fills each placeholder).
     return items[index][1] if index < len(items) else None
+
+
+def _own_digits(m, field, digits):
+    """The decimals a detail entry gives itself ((label, number, digits)), else `digits`."""
+    index = int(field[len("detail"):]) - 1
+    item = m.detail[index] if index < len(m.detail) else ()
+    return item[2] if len(item) > 2 else digits
 
 
 def interval_text(m, digits=None):

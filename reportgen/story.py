@@ -22,7 +22,36 @@ def choice(verdicts):
     return "holds"
 
 
-def story(catalog, rows, chapters):
+SCALE_ID = "000.scale-of-evidence"  # the id {scale…} placeholders are filled under (no claim has it)
+
+
+def scale_of(beat, sections):
+    """The measurement a beat's `scale` names, from this build's results; None when not run."""
+    if not beat.scale:
+        return None
+    family, name = beat.scale.split(".", 1)
+    for s in sections:
+        if s.experiment.name == family and not s.error and s.run.results is not None:
+            try:
+                return s.experiment.measures()[name](s.run.results)
+            except Exception:  # a measure this build's results cannot give: the sentence is left out
+                return None
+    return None
+
+
+def _scale_sentence(beat, measurement):
+    from types import SimpleNamespace
+
+    if measurement is None or not beat.scale_text:
+        return ""
+    text = beat.scale_text.replace("{scale", "{" + SCALE_ID)
+    fake = SimpleNamespace(measurement=measurement, verdict="", claim=SimpleNamespace(threshold=None))
+    sentence = prose.fill(text, {SCALE_ID: fake})
+    undecided = getattr(measurement, "undecided", "")
+    return sentence + (f" {undecided[0].upper()}{undecided[1:]}." if undecided else "")
+
+
+def story(catalog, rows, chapters, sections=()):
     """The beats whose statements this build judged, each with its text, lead and rows."""
     judged = {i: r["j"] for i, r in rows.items()}
     chapter_of = {r["id"]: c["title"] for c in chapters for t in c["claim_tables"] for r in rows.values()
@@ -40,6 +69,7 @@ def story(catalog, rows, chapters):
             "text": prose.fill(text, judged),
             "which": which,
             "lead": prose.fill(beat.lead, judged),
+            "scale": _scale_sentence(beat, scale_of(beat, sections)),
             "chapters": list(dict.fromkeys(chapter_of[r["id"]] for r in mine if r["id"] in chapter_of)),
             "rows": mine,
         })

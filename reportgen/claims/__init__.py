@@ -253,6 +253,8 @@ class Beat:
     mixed: str = ""
     open: str = ""
     lead: str = ""
+    scale: str = ""  # "<family>.<measure>" whose numbers `scale_text` states: what the evidence rests on
+    scale_text: str = ""  # with {scale} (the measure's value) and {scale:detailN} placeholders
 
 
 @dataclass(frozen=True)
@@ -265,7 +267,7 @@ class Unsaid:
 
 
 _BEAT_KEYS = {"question": True, "claims": True, "holds": True, "fails": True, "mixed": False, "open": False,
-              "lead": False}
+              "lead": False, "scale": False, "scale_text": False}
 _UNSAID_KEYS = {"claims": True, "when": True, "text": True}
 
 
