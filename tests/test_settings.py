@@ -90,3 +90,36 @@ def test_a_new_setting_is_one_declaration(tmp_path):
                           env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"}, timeout=120)
     assert done.stdout.strip() == "ok", done.stderr
 
+
+BRANDED = '''
+title = "Another course's title"
+subtitle = "A subtitle"
+author = "B. Lecturer"
+course = "CS 1, Fall"
+institution = "Elsewhere"
+keywords = ["other"]
+url = "https://example.org/cs1"
+'''
+
+
+def test_changing_the_branding_recomputes_no_experiment(tmp_path, monkeypatch):
+    """A build with another title (and every other branding key changed) takes its experiment
+    from the cache the first build filled: branding is not in an experiment's cache key."""
+    from reportgen.cache import Cache
+    from reportgen.pipeline import runs
+    from reportgen.progress import Progress
+
+    monkeypatch.chdir(tmp_path)
+    common = f'profile = "quick"\nthreads = 1\ncache_dir = "{tmp_path / "cache"}"\n'
+    (tmp_path / "plain.toml").write_text(common, encoding="utf-8")
+    (tmp_path / "branded.toml").write_text(common + BRANDED, encoding="utf-8")
+    seen = []
+    for name in ("plain.toml", "branded.toml"):
+        cfg = config.load(name, {}, EXPERIMENTS)
+        store = Cache(cfg.cache_dir)
+        seen += list(runs([EXPERIMENTS["worked"]], cfg, "cpu", Progress(quiet=True), store))
+    first, second = seen
+    assert second.experiment.name == "worked" and first.error is None
+    assert not first.from_cache and second.from_cache
+    assert second.results == first.results
+    assert config.load("branded.toml", {}, EXPERIMENTS).title == "Another course's title"
