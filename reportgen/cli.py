@@ -2,11 +2,10 @@
 
 import functools
 import os
-import signal
 
 import click
 
-from reportgen import __version__, publish, settings
+from reportgen import __version__, settings, signals
 from reportgen.diff_command import diff
 from reportgen.errors import ReportgenError, Terminated
 from reportgen.settings import CONFIG_HELP, SETTINGS, unknown
@@ -109,47 +108,37 @@ class CleanError(click.ClickException):
         return self.message
 
 
-def _on_signal(signum, frame):
-    """Ctrl-C raises KeyboardInterrupt, SIGTERM Terminated; both are recorded (publish.received)."""
-    publish.received.add(signum)
-    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt
-
-
 def guarded(func):
     """Our errors as one clean line; Ctrl-C (130) and SIGTERM (143) stop cleanly, files intact."""
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        publish.received.clear()
-        previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
-        try:
-            for sig in previous:
-                signal.signal(sig, _on_signal)
-        except ValueError:  # not the main thread (embedded use): leave signals alone
-            previous = {}
-        try:
-            result = func(*args, **kwargs)
-            publish.stop_if_signalled()  # one swallowed on the way (a command that publishes nothing)
-            return result
-        except ReportgenError as error:
-            raise CleanError(error) from None
-        except KeyboardInterrupt:
-            click.echo("interrupted: files written before the interrupt are as they were", err=True)
-            raise click.exceptions.Exit(130) from None
-        except Terminated:
-            click.echo("terminated: files written before the signal are as they were", err=True)
-            raise click.exceptions.Exit(143) from None
-        except BrokenPipeError:  # `reportgen check | head`: the reader has gone, say nothing
-            raise click.exceptions.Exit(1) from None
-        except OSError as exc:  # last resort: a folder deleted under us, a full terminal log
-            where = f" ({exc.filename})" if exc.filename else ""
-            raise CleanError(ReportgenError(f"{exc.strerror or exc}{where}; check that this folder exists "
-                                            "and has space, then run again")) from None
-        finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
+        with signals.installed():
+            return _cleanly(func, *args, **kwargs)
 
     return wrapper
+
+
+def _cleanly(func, *args, **kwargs):
+    """Call `func`, our errors and the signals it took turned into one line and an exit status."""
+    try:
+        result = func(*args, **kwargs)
+        signals.raise_if_taken()  # one swallowed on the way (a command that publishes nothing)
+        return result
+    except ReportgenError as error:
+        raise CleanError(error) from None
+    except KeyboardInterrupt:
+        click.echo("interrupted: files written before the interrupt are as they were", err=True)
+        raise click.exceptions.Exit(130) from None
+    except Terminated:
+        click.echo("terminated: files written before the signal are as they were", err=True)
+        raise click.exceptions.Exit(143) from None
+    except BrokenPipeError:  # `reportgen check | head`: the reader has gone, say nothing
+        raise click.exceptions.Exit(1) from None
+    except OSError as exc:  # last resort: a folder deleted under us, a full terminal log
+        where = f" ({exc.filename})" if exc.filename else ""
+        raise CleanError(ReportgenError(f"{exc.strerror or exc}{where}; check that this folder exists "
+                                        "and has space, then run again")) from None
 
 
 def _click_type(setting):
