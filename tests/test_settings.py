@@ -22,6 +22,8 @@ def test_the_readme_shows_the_declared_settings():
     for block in (settings.readme_options(), settings.readme_config()):
         assert block in readme, "re-render it: python -c 'from reportgen import settings; " \
                                 "print(settings.readme_options()); print(settings.readme_config())'"
+    run = [s.flag[0] for s in settings.SETTINGS if "run" in s.commands] + ["--config"]
+    assert f"(takes {', '.join(f'`{f}`' for f in run)})" in " ".join(readme.split())
 
 
 def test_every_setting_is_a_field_with_its_default():
