@@ -1,29 +1,20 @@
 """Command line: parse options, load the config, call the core, turn errors into one line."""
 
-import difflib
 import functools
 import os
-import signal
 
 import click
 
-from reportgen import __version__, publish
-from reportgen.config import DEVICES, FORMATS, MAX_SEED, MAX_THREADS
+from reportgen import __version__, settings, signals
 from reportgen.diff_command import diff
 from reportgen.errors import ReportgenError, Terminated
-from reportgen.family import PROFILES
+from reportgen.settings import CONFIG_HELP, SETTINGS, unknown
 
 
 def _experiment_names():
     from reportgen.experiments import EXPERIMENTS  # the registry only: no torch, no matplotlib
 
     return tuple(EXPERIMENTS)
-
-
-def _unknown(kind, value, choices):
-    hint = difflib.get_close_matches(value, choices, n=1)
-    extra = f"; did you mean '{hint[0]}'?" if hint else ""
-    return f"unknown {kind} '{value}', expected one of {', '.join(choices)}{extra}"
 
 
 class Choice(click.Choice):
@@ -36,7 +27,7 @@ class Choice(click.Choice):
     def convert(self, value, param, ctx):
         if value in self.choices:
             return value
-        self.fail(_unknown(self.kind, value, tuple(self.choices)), param, ctx)
+        self.fail(unknown(self.kind, value, tuple(self.choices)), param, ctx)
 
 
 class NameList(click.ParamType):
@@ -63,7 +54,7 @@ class NameList(click.ParamType):
             self.fail(f"expected at least one {self.kind}: {', '.join(self.choices)}", param, ctx)
         for name in names:
             if name not in self.choices:
-                self.fail(_unknown(self.kind, name, self.choices), param, ctx)
+                self.fail(unknown(self.kind, name, self.choices), param, ctx)
         return names
 
     def shell_complete(self, ctx, param, incomplete):
@@ -117,79 +108,79 @@ class CleanError(click.ClickException):
         return self.message
 
 
-def _on_signal(signum, frame):
-    """Ctrl-C raises KeyboardInterrupt, SIGTERM Terminated; both are recorded (publish.received)."""
-    publish.received.add(signum)
-    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt
-
-
 def guarded(func):
     """Our errors as one clean line; Ctrl-C (130) and SIGTERM (143) stop cleanly, files intact."""
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        publish.received.clear()
-        previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
-        try:
-            for sig in previous:
-                signal.signal(sig, _on_signal)
-        except ValueError:  # not the main thread (embedded use): leave signals alone
-            previous = {}
-        try:
-            result = func(*args, **kwargs)
-            publish.stop_if_signalled()  # one swallowed on the way (a command that publishes nothing)
-            return result
-        except ReportgenError as error:
-            raise CleanError(error) from None
-        except KeyboardInterrupt:
-            click.echo("interrupted: files written before the interrupt are as they were", err=True)
-            raise click.exceptions.Exit(130) from None
-        except Terminated:
-            click.echo("terminated: files written before the signal are as they were", err=True)
-            raise click.exceptions.Exit(143) from None
-        except BrokenPipeError:  # `reportgen check | head`: the reader has gone, say nothing
-            raise click.exceptions.Exit(1) from None
-        except OSError as exc:  # last resort: a folder deleted under us, a full terminal log
-            where = f" ({exc.filename})" if exc.filename else ""
-            raise CleanError(ReportgenError(f"{exc.strerror or exc}{where}; check that this folder exists "
-                                            "and has space, then run again")) from None
-        finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
+        with signals.installed():
+            return _cleanly(func, *args, **kwargs)
 
     return wrapper
 
 
-def selection_options(func):
-    """Options shared by every command that runs experiments."""
-    options = [
-        click.option("--profile", type=Choice(PROFILES, "profile"),
-                     help="Problem sizes: quick (tests, CI smoke), standard (default) or full (10-100x larger, for a GPU)."),
-        click.option("--device", type=Choice(DEVICES, "device"),
-                     help="auto (CUDA when present, else CPU; the default), cpu or cuda."),
-        click.option("--seed", type=click.IntRange(0, MAX_SEED),
-                     help="Run seed (default 0); same seed, profile and device give the same numbers."),
-        click.option("--threads", type=click.IntRange(1, MAX_THREADS),
-                     help="torch CPU threads (default 1: no OpenMP spin contention on small shared machines)."),
-        click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False),
-                     help="TOML file with a [tool.reportgen] table (default: ./pyproject.toml)."),
-        click.option("--no-cache", "no_cache", is_flag=True, default=None, help="Recompute every experiment (refreshes the cache)."),
-        click.option("-q", "--quiet", is_flag=True, default=None, help="Only errors and the summary line."),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
+def _cleanly(func, *args, **kwargs):
+    """Call `func`, our errors and the signals it took turned into one line and an exit status."""
+    try:
+        result = func(*args, **kwargs)
+        signals.raise_if_taken()  # one swallowed on the way (a command that publishes nothing)
+        return result
+    except ReportgenError as error:
+        raise CleanError(error) from None
+    except KeyboardInterrupt:
+        click.echo("interrupted: files written before the interrupt are as they were", err=True)
+        raise click.exceptions.Exit(130) from None
+    except Terminated:
+        click.echo("terminated: files written before the signal are as they were", err=True)
+        raise click.exceptions.Exit(143) from None
+    except BrokenPipeError:  # `reportgen check | head`: the reader has gone, say nothing
+        raise click.exceptions.Exit(1) from None
+    except OSError as exc:  # last resort: a folder deleted under us, a full terminal log
+        where = f" ({exc.filename})" if exc.filename else ""
+        raise CleanError(ReportgenError(f"{exc.strerror or exc}{where}; check that this folder exists "
+                                        "and has space, then run again")) from None
 
 
-ONLY = NameList(_experiment_names, "experiment")
+def _click_type(setting):
+    """The Click type of a setting's flag: its choices or range, checked as the config file's are."""
+    check = setting.check
+    if isinstance(check, settings.OneOf):
+        return Choice(check.choices, check.kind)
+    if isinstance(check, settings.Names):
+        return NameList(check.choices or _experiment_names, check.kind)
+    if isinstance(check, settings.Integer):
+        return click.IntRange(check.lo, check.hi)
+    return click.Path(file_okay=False)
+
+
+def _option(setting):
+    if isinstance(setting.check, settings.Flag):
+        name = f"no_{setting.name}" if setting.negated else setting.name
+        return click.option(*setting.flag, name, is_flag=True, default=None, help=settings.help_text(setting))
+    return click.option(*setting.flag, setting.name, type=_click_type(setting), help=settings.help_text(setting))
+
+
+def setting_options(command):
+    """The options of `command`: --config and the flag of every setting it takes."""
+
+    def decorate(func):
+        options = [_option(s) for s in SETTINGS if s.flag and command in s.commands]
+        options.append(click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False),
+                                    help=CONFIG_HELP))
+        for option in reversed(options):
+            func = option(func)
+        return func
+
+    return decorate
 
 
 def load_config(config_file, **flags):
     from reportgen import config
     from reportgen.experiments import EXPERIMENTS
 
-    if flags.pop("no_cache", None):
-        flags["cache"] = False
+    for setting in SETTINGS:
+        if setting.negated and flags.pop(f"no_{setting.name}", None):
+            flags[setting.name] = False
     return config.load(config_file, flags, EXPERIMENTS)
 
 
@@ -203,21 +194,14 @@ def main(ctx):
 
 
 @main.command()
-@selection_options
-@click.option("--only", type=ONLY, help="Comma-separated experiment names (see 'reportgen list').")
-@click.option("--format", "format_", type=NameList(FORMATS, "format"),
-              help="Comma-separated outputs besides results.json: html, pdf (report.pdf and report-handout.pdf); default both.")
-@click.option("--output", type=click.Path(file_okay=False), help="Output folder (default output/).")
-@click.option("--fail-fast", is_flag=True, default=None, help="Stop at the first failing experiment.")
-@click.option("--replace", is_flag=True, default=None,
-              help="Let an --only or --format build replace a fuller one in the output folder (refused otherwise).")
+@setting_options("build")
 @guarded
-def build(config_file, format_, **flags):
+def build(config_file, **flags):
     """Run the experiments and write report.html, report.pdf, report-handout.pdf and results.json."""
     from reportgen.pipeline import build as run_build
     from reportgen.progress import Progress
 
-    config = load_config(config_file, format=format_, **flags)
+    config = load_config(config_file, **flags)
     summary, failed = run_build(config, Progress(config.quiet))
     click.echo(summary)
     if failed:
@@ -235,7 +219,7 @@ def list_experiments():
 
 @main.command()
 @click.argument("name", type=LazyChoice(_experiment_names, "experiment"), metavar="NAME")
-@selection_options
+@setting_options("run")
 @guarded
 def run(name, config_file, **flags):
     """Run one experiment and print its tables in the terminal."""
@@ -254,8 +238,7 @@ def run(name, config_file, **flags):
 
 
 @main.command()
-@selection_options
-@click.option("--only", type=ONLY, help="Comma-separated experiment names (see 'reportgen list').")
+@setting_options("check")
 @click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON instead of a table.")
 @click.option("--seeds", type=click.IntRange(1, 100), default=1, show_default=True,
               help="Repeat the run under this many consecutive seeds; verdicts that flip are 'unstable'.")
@@ -290,14 +273,11 @@ def check(config_file, as_json, seeds, record, **flags):
 
 
 def _setting_names():
-    from reportgen.config import FIELDS
-
-    return tuple(FIELDS)
+    return tuple(s.name for s in SETTINGS)
 
 
 @main.command(name="config")
-@click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False),
-              help="TOML file with a [tool.reportgen] table (default: ./pyproject.toml).")
+@click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False), help=CONFIG_HELP)
 @click.option("--get", "key", type=LazyChoice(_setting_names, "setting"),
               help="Print this one setting's value alone (lists comma-separated), e.g. --get output.")
 @guarded

@@ -10,30 +10,13 @@ rolled forward by the next build, so the folder always ends up with one build's 
 `.reportgen-manifest.json`, renamed last, names the build each file belongs to.
 """
 
-import contextlib
 import hashlib
 import json
 import os
-import signal
 from pathlib import Path
 
-from reportgen import inputs, limits, lock
+from reportgen import inputs, limits, lock, signals
 from reportgen.atomic import remove_leftovers, write_atomic
-from reportgen.errors import Terminated
-
-# The Ctrl-C and SIGTERM this command's handlers took (cli.guarded records them). The exception
-# a handler raises can be swallowed on its way up (one landing inside numpy's import left the
-# import half done and came back as the families' ImportErrors); a signal taken is never a build
-# that publishes.
-received = set()
-
-
-def stop_if_signalled():
-    """Raise again a Ctrl-C or SIGTERM taken earlier whose exception did not reach the command."""
-    if signal.SIGTERM in received:
-        raise Terminated()
-    if signal.SIGINT in received:
-        raise KeyboardInterrupt
 
 # the set reportgen owns
 OUTPUT_NAMES = ("results.json", "report.html", "report.pdf", "report-handout.pdf", "report.bib", "CITATION.cff")
@@ -51,11 +34,11 @@ def publish(folder, files, build, say=None, scope=None):
     """Replace the output set in `folder` by `files` ({name: bytes or str}) of one build,
     holding the folder's lock (another build's publishing is waited for; `say` tells).
     `scope` ({"experiments": [...], "formats": [...]}) goes in the manifest: what the set covers."""
-    stop_if_signalled()
+    signals.raise_if_taken()  # a signal taken is never a build that publishes
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     with lock.held(folder, say):
-        stop_if_signalled()  # the last gate before the output folder changes
+        signals.raise_if_taken()  # the last gate before the output folder changes
         return _replace_set(folder, files, build, scope or {})
 
 
@@ -86,7 +69,7 @@ def _replace_set(folder, files, build, scope):
         for name in renames:
             _staged(folder, name).unlink(missing_ok=True)
         raise
-    with signals_held():
+    with signals.held():
         _apply(folder)
     return [folder / name for name in files]
 
@@ -175,17 +158,3 @@ def recover(folder):
         leftover.unlink(missing_ok=True)
     remove_leftovers(folder)
 
-
-@contextlib.contextmanager
-def signals_held():
-    """Hold SIGINT and SIGTERM back for a few renames; they are delivered right after."""
-    held = {signal.SIGINT, signal.SIGTERM}
-    try:
-        old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    except (AttributeError, ValueError, OSError):  # no signal masks here (or not the main thread)
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)

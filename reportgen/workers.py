@@ -9,7 +9,7 @@ leaves its wake-up pipe closed for the interpreter's exit hook ("Bad file descri
 import multiprocessing
 import os
 
-from reportgen.publish import signals_held
+from reportgen import signals
 
 
 def pool(workers=2):
@@ -58,7 +58,7 @@ def _worker_start(parent):
 
 def submit(pool, fn, *args):
     """pool.submit, with Ctrl-C and SIGTERM held back while it may be spawning a process."""
-    with signals_held():
+    with signals.held():
         return pool.submit(fn, *args)
 
 

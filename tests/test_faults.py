@@ -534,7 +534,7 @@ def test_a_signal_swallowed_on_the_way_still_stops_the_build(tmp_path, sig, code
     failures with exit 1. The signal taken is recorded; nothing is published, exit 130/143."""
     import click
 
-    from reportgen import cli, publish
+    from reportgen import cli, publish, signals
 
     def command():
         try:
@@ -548,4 +548,4 @@ def test_a_signal_swallowed_on_the_way_still_stops_the_build(tmp_path, sig, code
         cli.guarded(command)()
     assert info.value.exit_code == code
     assert not (tmp_path / "out").exists()
-    assert signal.getsignal(signal.SIGTERM) is not cli._on_signal  # handlers given back
+    assert signal.getsignal(signal.SIGTERM) is not signals.record  # handlers given back

@@ -1,0 +1,369 @@
+"""Every build setting, declared once: the config dataclass, validation, flags and docs follow.
+
+A `Setting` names its type (through its default and its check), range or choices, help,
+command-line flag (if any) and whether it is branding. `config` makes `BuildConfig` and
+validates from `SETTINGS`, `cli` makes the options of build, run and check from them, and
+`readme_*` render the README's options table and config block (a test compares them).
+"""
+
+import difflib
+from dataclasses import dataclass, field, make_dataclass
+from pathlib import Path
+
+from reportgen import limits, text
+from reportgen.family import PROFILES
+
+DEVICES = ("auto", "cpu", "cuda")
+FORMATS = ("html", "pdf")
+MAX_SEED = 2**63 - 1  # torch.Generator.manual_seed takes a 64-bit integer
+MAX_THREADS = 256
+TITLE = "Why divide by √d_k? The documents' claims, measured"
+KEYWORDS = ("scaled dot-product attention", "softmax", "transformer", "fact-check", "teaching materials")
+CONFIG_HELP = "TOML file with a [tool.reportgen] table (default: ./pyproject.toml)."
+
+
+def did_you_mean(value, choices):
+    """"; did you mean 'x'?" naming the nearest of `choices`, or "" when none is near."""
+    hint = difflib.get_close_matches(value, tuple(choices), n=1)
+    return f"; did you mean '{hint[0]}'?" if hint else ""
+
+
+def unknown(kind, value, choices):
+    """The one line for a value not among `choices`."""
+    return f"unknown {kind} '{value}', expected one of {', '.join(choices)}{did_you_mean(value, choices)}"
+
+
+# --- checks: each returns the value coerced to its type, or raises ValueError with the reason ---
+
+
+def _names_list(value):
+    if isinstance(value, str):
+        value = [v.strip() for v in value.split(",") if v.strip()]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise TypeError
+    return tuple(value)
+
+
+@dataclass(frozen=True)
+class OneOf:
+    """One name of a fixed set."""
+
+    choices: tuple
+    kind: str
+
+    def __call__(self, value, experiments):
+        if not isinstance(value, str):
+            raise ValueError(f"expected a string, one of {', '.join(self.choices)}")
+        if value not in self.choices:
+            raise ValueError(unknown(self.kind, value, self.choices))
+        return value
+
+
+@dataclass(frozen=True)
+class Names:
+    """A list (or "a,b") of names of a set; `choices` None: the registered experiments."""
+
+    choices: tuple | None
+    kind: str
+    at_least_one: bool = False
+
+    def of(self, experiments):
+        return tuple(experiments) if self.choices is None else self.choices
+
+    def __call__(self, value, experiments):
+        choices = self.of(experiments)
+        try:
+            names = _names_list(value)
+        except TypeError:
+            raise ValueError("expected a list of names or a comma-separated string") from None
+        for name in names:
+            if name not in choices:
+                raise ValueError(unknown(self.kind, name, choices))
+        if self.at_least_one and not names:
+            raise ValueError(f"expected at least one of {', '.join(choices)}")
+        return tuple(dict.fromkeys(names))
+
+
+@dataclass(frozen=True)
+class Integer:
+    """An integer in lo … hi."""
+
+    lo: int
+    hi: int
+
+    def __call__(self, value, experiments):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"expected an integer, got {value!r}")
+        if not self.lo <= value <= self.hi:
+            raise ValueError(f"{value} is out of range {self.lo} … {self.hi}")
+        return value
+
+
+@dataclass(frozen=True)
+class Flag:
+    """true or false."""
+
+    def __call__(self, value, experiments):
+        if not isinstance(value, bool):
+            raise ValueError(f"expected true or false, got {value!r}")
+        return value
+
+
+@dataclass(frozen=True)
+class Folder:
+    """A folder reportgen writes (it need not exist yet)."""
+
+    def __call__(self, value, experiments):
+        if not isinstance(value, str) or not value:
+            raise ValueError(f"expected a non-empty path string, got {value!r}")
+        return text.path(value)
+
+
+@dataclass(frozen=True)
+class Text:
+    """One line of text, at most `limit` characters; `required`: not blank."""
+
+    limit: int = limits.MAX_TEXT_CHARS
+    required: str = ""  # the word for the error when blank, e.g. "title"
+
+    def __call__(self, value, experiments):
+        if not isinstance(value, str):
+            raise ValueError(f"expected a string, got {value!r}")
+        if self.required and not value.strip():
+            raise ValueError(f"expected a non-empty {self.required}")
+        return text.checked(value, self.limit)
+
+
+@dataclass(frozen=True)
+class Words:
+    """Metadata keywords: a list (or "a,b") of short texts."""
+
+    def __call__(self, value, experiments):
+        try:
+            words = _names_list(value)
+        except TypeError:
+            raise ValueError("expected a list of strings or a comma-separated string") from None
+        if len(words) > limits.MAX_KEYWORDS:
+            raise ValueError(f"{len(words)} keywords, over the limit of {limits.MAX_KEYWORDS}; keep the main ones")
+        return tuple(text.checked(w, limits.MAX_TEXT_CHARS) for w in words)
+
+
+@dataclass(frozen=True)
+class Image:
+    """A local image file reportgen can embed; "" for none."""
+
+    def __call__(self, value, experiments):
+        if not isinstance(value, str):
+            raise ValueError(f"expected the path of an image file, got {value!r}")
+        return check_logo(text.path(value)) if value else value
+
+
+@dataclass(frozen=True)
+class Address:
+    """A web address to cite: one line, http or https, no spaces (it lands in BibTeX, CFF and HTML)."""
+
+    def __call__(self, value, experiments):
+        if not isinstance(value, str):
+            raise ValueError(f"expected a web address, got {value!r}")
+        value = text.checked(value, limits.MAX_TEXT_CHARS)
+        if value and (not value.lower().startswith(("https://", "http://")) or any(c in value for c in ' {}\\"<>`')):
+            raise ValueError(f"{value[:60]!r} is not an http(s) address; write it as https://…")
+        return value
+
+
+@dataclass(frozen=True)
+class ExistingFolder:
+    """A folder that must exist when given; "" for none. `holds` says what it should hold."""
+
+    holds: str
+
+    def __call__(self, value, experiments):
+        if not isinstance(value, str):
+            raise ValueError(f"expected the path of a folder, got {value!r}")
+        if value and not Path(text.path(value)).is_dir():
+            raise ValueError(f"{value} is not a folder; give the folder that holds the course's {self.holds}")
+        return text.path(value) if value else value
+
+
+def check_logo(path):
+    """The logo path when it names an image reportgen can embed; ValueError otherwise."""
+    from reportgen import logo
+    from reportgen.errors import ReportgenError
+
+    try:
+        logo.read(path)
+    except FileNotFoundError:
+        raise ValueError(f"cannot read {path} (it does not exist); {logo.WAY_OUT}") from None
+    except ReportgenError as exc:
+        raise ValueError(str(exc)) from None
+    return path
+
+
+# --- the declaration ---
+
+ALL = ("build", "run", "check")  # the commands that run experiments
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting: its name, default, check, help, flag and what the docs say of it."""
+
+    name: str
+    default: object
+    check: object  # a callable (value, experiments) -> value, raising ValueError
+    help: str  # `--help` and the dataclass's docs; also the README row unless `doc` says more
+    flag: tuple = ()  # option declarations, e.g. ("-q", "--quiet"); empty: config file only
+    commands: tuple = ("build",)  # the commands that take the flag
+    negated: bool = False  # the flag sets the setting to false (--no-cache)
+    branding: bool = False  # what the report says of its issuer: never part of an experiment's cache key
+    doc: str = ""  # the README options table's meaning, when longer than `help`
+    example: object = None  # the README config block's value; None: the default
+    note: str = ""  # the README config block's comment
+    heading: str = ""  # a comment line before it in the README config block
+
+
+SETTINGS = (
+    Setting("profile", "standard", OneOf(PROFILES, "profile"), flag=("--profile",), commands=ALL,
+            help="Problem sizes: quick (tests, CI smoke), standard (default) or full (10-100x larger, for a GPU).",
+            doc="problem sizes: quick (tests, CI smoke), standard (default), full (10–100× larger, for a GPU; "
+                "on a CPU the build first says how long it would take)",
+            note="quick | standard | full"),
+    Setting("device", "auto", OneOf(DEVICES, "device"), flag=("--device",), commands=ALL,
+            help="auto (CUDA when present, else CPU; the default), cpu or cuda.",
+            doc="auto (default) uses CUDA when torch sees it, else the CPU", note="auto | cpu | cuda"),
+    Setting("only", (), Names(None, "experiment"), flag=("--only",), commands=("build", "check"),
+            help="Comma-separated experiment names (see 'reportgen list').",
+            doc="run only these experiments (names from `reportgen list`)",
+            example=("variance",), note='list or "a,b"; empty: all experiments'),
+    Setting("format", FORMATS, Names(FORMATS, "format", at_least_one=True), flag=("--format",),
+            help="Comma-separated outputs besides results.json: html, pdf (report.pdf and report-handout.pdf); "
+                 "default both.",
+            doc="what to render besides results.json (default both; `html` gives report.html and the sheets' "
+                "HTML, `pdf` report.pdf, report-handout.pdf and the sheets' PDFs)"),
+    Setting("output", "output", Folder(), flag=("--output",), help="Output folder (default output/).",
+            doc="output folder (default `output/`); one that cannot be written is refused before any work (exit 2)"),
+    Setting("figures", "figures", Folder(), help="Folder for the figures, one sub-folder per experiment."),
+    Setting("cache_dir", ".reportgen-cache", Folder(),
+            help="Results cache, keyed on code, config, seed and device."),
+    Setting("seed", 0, Integer(0, MAX_SEED), flag=("--seed",), commands=ALL,
+            help="Run seed (default {default}); same seed, profile and device give the same numbers.",
+            doc="run seed, {range} (default {default}); same seed, profile and device give the same numbers"),
+    Setting("threads", 1, Integer(1, MAX_THREADS), flag=("--threads",), commands=ALL,
+            help="torch CPU threads (default {default}: no OpenMP spin contention on small shared machines).",
+            doc="torch CPU threads, {range} (default {default}: a second OpenMP thread slows small ops badly on a "
+                "shared 2-core machine)", note="torch CPU threads"),
+    Setting("cache", True, Flag(), flag=("--no-cache",), negated=True, commands=ALL,
+            help="Recompute every experiment (refreshes the cache).", doc="recompute everything and refresh the cache",
+            note="false: like --no-cache"),
+    Setting("fail_fast", False, Flag(), flag=("--fail-fast",), help="Stop at the first failing experiment."),
+    Setting("replace", False, Flag(), flag=("--replace",),
+            help="Let an --only or --format build replace a fuller one in the output folder (refused otherwise).",
+            doc="let an `--only` or `--format` build replace a fuller set in the output folder; without it such "
+                "a build is refused before any work, in one line naming the files it would remove or replace (exit 2)",
+            note="true: like --replace"),
+    Setting("quiet", False, Flag(), flag=("-q", "--quiet"), commands=ALL, help="Only errors and the summary line."),
+    # What the title page, the PDF metadata and "how to cite" say (no flags: set them in the file).
+    Setting("title", TITLE, Text(limits.MAX_TITLE_CHARS, required="title"), branding=True,
+            help="The report's title (may hold √d_k, d_k and other plain-text math).",
+            note="plain math (√d_k) is typeset",
+            heading='Yours to brand: the title page, the PDF and HTML metadata, and "how to cite".'),
+    Setting("subtitle", "", Text(), branding=True, help="A line under the title; empty: none.",
+            example="Checked for the attention unit"),
+    Setting("author", "", Text(), branding=True, help="Who issues the report (a person, a course team).",
+            example="A. Lecturer"),
+    Setting("course", "", Text(), branding=True, help='The course it is attached to, e.g. "CS 224N, Winter 2026".',
+            example="CS 4242 Deep Learning, Spring 2027"),
+    Setting("institution", "", Text(), branding=True, help='E.g. "Example University".',
+            example="Example University"),
+    Setting("logo", "", Image(), branding=True, help="A local PNG, JPEG, GIF or SVG file for the title page.",
+            example="logo.png",
+            note='a local PNG, JPEG, GIF or SVG (type read from its bytes), embedded; "" for none'),
+    Setting("keywords", KEYWORDS, Words(), branding=True, help="PDF and HTML metadata keywords.",
+            example=("attention", "softmax")),
+    Setting("url", "", Address(), branding=True,
+            help="Where the course or its documents live (http or https); cited in report.bib and CITATION.cff.",
+            example="https://example.edu/cs4242",
+            note="where the course lives: cited in report.bib, CITATION.cff and Appendix B"),
+    # A course's own documents (no flags): the texts, and the claim files written against them.
+    Setting("documents", "", ExistingFolder("texts"),
+            help="Folder of the documents' texts (Markdown or plain text); empty: not looked up.",
+            example="notes", note="folder of the documents' texts (Markdown or plain text)",
+            heading='Your own documents (see "Check your own documents"); both empty: the five built-in documents.'),
+    Setting("claims", "", ExistingFolder("documents.toml and claim files"),
+            help="Folder of documents.toml and one <id>.toml per document; empty: the built-in five.",
+            example="claims", note="folder of documents.toml and one <id>.toml of claims per document"),
+)
+BY_NAME = {s.name: s for s in SETTINGS}
+BRANDING = tuple(s.name for s in SETTINGS if s.branding)
+
+
+def dataclass_of(settings, name, module):
+    """A frozen dataclass with one field per setting, its default the setting's (picklable from `module`)."""
+    cls = make_dataclass(name, [(s.name, type(s.default), field(default=s.default)) for s in settings],
+                         frozen=True)
+    cls.__module__ = module
+    cls.__doc__ = "The build configuration; each field is a `reportgen.settings.Setting`."
+    return cls
+
+
+def check(name, value, experiments=()):
+    """The value coerced to the setting's type, or ValueError with the reason."""
+    return BY_NAME[name].check(value, experiments)
+
+
+# --- the README's options table and config block, rendered from the declaration ---
+
+
+def _toml(value):
+    import json
+
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return json.dumps(list(value) if isinstance(value, tuple) else value, ensure_ascii=False)
+
+
+def _range(check):
+    hi = "2⁶³−1" if check.hi == 2**63 - 1 else check.hi
+    return f"{check.lo} … {hi}"
+
+
+def help_text(setting, readme=False):
+    """The setting's help (or README meaning), its {default} and {range} filled in."""
+    words = setting.doc if readme and setting.doc else setting.help
+    if readme and not setting.doc:
+        words = words[0].lower() + words[1:].rstrip(".")
+    check = setting.check
+    return words.format(default=setting.default, range=_range(check) if isinstance(check, Integer) else "")
+
+
+def _argument(setting):
+    check = setting.check
+    if isinstance(check, Flag):
+        return ""
+    if isinstance(check, OneOf):
+        return " " + "\\|".join(check.choices)
+    if isinstance(check, Names):
+        return " " + (",".join(check.choices) if check.choices else "NAME,...")
+    return " N" if isinstance(check, Integer) else " DIR"
+
+
+def readme_options(command="build", settings=SETTINGS):
+    """The README's table of `command`'s options, one row per flag, then --config."""
+    rows = ["| option | meaning |", "|---|---|"]
+    for s in settings:
+        if s.flag and command in s.commands:
+            names = ", ".join(f"`{f}`" for f in s.flag[:-1]) + (", " if len(s.flag) > 1 else "")
+            rows.append(f"| {names}`{s.flag[-1]}{_argument(s)}` | {help_text(s, readme=True)} |")
+    rows.append("| `--config FILE` | TOML config file (default `./pyproject.toml`) |")
+    return "\n".join(rows)
+
+
+def readme_config(settings=SETTINGS):
+    """The README's example [tool.reportgen] table, one key a line with its comment."""
+    lines = ["[tool.reportgen]"]
+    for s in settings:
+        if s.heading:
+            lines.append(f"# {s.heading}")
+        line = f"{s.name} = {_toml(s.default if s.example is None else s.example)}"
+        lines.append(f"{line.ljust(31) if len(line) < 31 else line + '   '}# {s.note}" if s.note else line)
+    return "\n".join(lines)
