@@ -142,6 +142,9 @@ def print_check(rows, failed):
                _verdict(r.verdict, r.severity))
         table_rows.append(row + ((_note(r),) if notes else ()))
     out.print(fitted(out, None, header, table_rows))
+    for r in rows:  # a quote that left its document: one line naming the claim, however narrow the table
+        if r.status in QUOTE_GONE:
+            out.print(f"{r.id}: {QUOTE_GONE[r.status]}; update or remove it in its claims file", overflow="fold")
     out.print(fitted(out, *_per_document(rows)))
     out.print(summary(rows, failed), overflow="fold")
 

@@ -260,7 +260,7 @@ def test_the_action_builds_compares_and_uploads_in_a_scratch_repository(tmp_path
     log = (tmp_path / "runner" / "temp-102" / "log.txt").read_text()
     assert failed == "Fail when the check failed", log[-3000:]
     assert steps["check"]["outputs"]["status"] == "1"
-    assert "claim week3.var-dk64 | quote no longer in the document" in log
+    assert "week3.var-dk64: quote no longer in the document" in log
     assert steps["compare"]["outputs"]["status"] == "1" and "week3.var-dk64" in log
     assert (runner.store / "runs" / WORKFLOW_NAME / "102" / "report" / "report" / "results.json").is_file()
     listed = [c for c in runner.calls() if c[:2] == ["run", "list"]]

@@ -201,7 +201,7 @@ def test_findings_list_every_material_error(quick_build):
     for ref in set(re.findall(r'href="#(tab-A\d+)"', findings)):
         assert f'<table id="{ref}"' in page[page.index('<section id="appendix"'):], ref
     for c in claims:  # every claim has its row in the appendix
-        assert f'<tr id="claim-{c["id"]}">' in page, c["id"]
+        assert f'<tr id="claim-{c["id"]}"' in page, c["id"]
 
 
 # --- registry walk ---------------------------------------------------------------------

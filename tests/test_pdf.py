@@ -335,7 +335,7 @@ def test_tagged_pdf_ua(which, request):
     roles, alts, empty, scopes = structure_roles(reader)
     wanted = ("/Document", "/H1", "/H2", "/P", "/Table", "/TH", "/TD", "/L", "/LI")
     if which != "sheet":  # a sheet has no figure, no sub-section and, in print, no link
-        wanted += ("/H3", "/Figure", "/Link")
+        wanted += ("/H3", "/Figure") + (("/Link",) if which == "pdf" else ())  # the handout links nowhere
         assert alts and all(a.strip() for a in alts)
     for role in wanted:
         assert roles.get(role), (role, sorted(roles))
@@ -371,7 +371,7 @@ def test_handout_is_short_and_opens_with_the_summary(handout, quick_build):
     numbers = [int(n) for n in re.findall(r"Figure (\d+)\.", everything)]
     assert numbers == list(range(1, len(numbers) + 1)) and len(numbers) >= 4
     for doc in quick_build.results["documents"].values():
-        assert same(doc["title"].rsplit(" (", 1)[0]) in same(everything)
+        assert same(doc["title"].rsplit(" (", 1)[0].replace("_", "")) in same(everything)
     assert reader.metadata.title.endswith("(handout)")
 
 
@@ -379,7 +379,9 @@ def test_handout_has_no_internal_ids(handout, quick_build):
     """No claim id, document number, claims-table number or row label reaches the students."""
     _, texts = handout
     everything = same("\n".join(texts))
-    assert not re.search(r"\b00\d\b", everything), re.search(r".{40}\b00\d\b.{40}", everything)
+    # a document id, not the digits of 0.002 or of 1 000
+    ids = r"(?<![\d.,])(?<!\d )(?<!\d\u2009)(?<!\d\u202f)\b00\d\b(?![.,]\d)"
+    assert not re.search(ids, everything), re.search(r".{40}" + ids + r".{40}", everything)
     assert not re.search(r"\bTable A\d", everything)
     labels = {c["label"] for c in quick_build.results["claims"] if len(c["label"]) > 25}
     assert [label for label in labels if same(label) in everything] == []
@@ -402,7 +404,7 @@ def test_one_sheet_per_document(sheets, quick_build):
     for doc, (reader, texts) in sheets.items():
         everything = same("\n".join(texts))
         title = quick_build.results["documents"][doc]["title"]
-        assert same(title)[:20] in everything
+        assert same(title.replace("_", ""))[:20] in everything  # d_k is typeset: its text is dk
         for heading in ("Material errors, with the correct statement", "Minor slips",
                         "Every statement checked, in the document's order"):
             assert heading in everything, (doc, heading)
