@@ -16,6 +16,9 @@ PART_STABILITY = "Naive and max-subtracted softmax in low precision"
 EXPERIMENT = Experiment(
     name="saturation",
     title="Softmax saturation",
+    # The handout's figure: largest weight and entropy against d_k for several n, the chapter's
+    # finding at a glance (its first figure is one document's exercise, named by its id).
+    key_figure="saturation-sweep",
     summary="Softmax of growing scores: the documents' printed examples recomputed, max weight and "
     "entropy against d_k and n, 000's figure rerun, and naive vs stable softmax in low precision.",
     covers=tuple(
