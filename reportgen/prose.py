@@ -66,7 +66,7 @@ def _number(j, match):
         return NOT_MEASURED if m.n is None else f"{m.n:,}".replace(",", " ")
     if field == "interval":
         return interval_text(m, digits)
-    number = _pick(m, field, match.group(0))
+    number = _pick(m, field)
     if not match.group(3) and field.startswith("detail"):
         digits = _own_digits(m, field, digits)
     if not isinstance(number, (int, float)) or not math.isfinite(number):
@@ -76,7 +76,7 @@ def _number(j, match):
     return fmt(number, digits)
 
 
-def _pick(m, field, placeholder):
+def _pick(m, field):
     if field in ("value", "pct"):
         return m.value
     if field in ("lo", "hi"):

@@ -2,9 +2,9 @@
 assert, words read with their band of reasonable cuts, and prose whose numbers are named."""
 
 import pytest
+from test_judge import make as judge_claim
 
 from reportgen import claims, judge, prose
-from reportgen.claims import Claim
 from reportgen.errors import ConfigError
 from reportgen.measure import Measurement
 
@@ -12,11 +12,8 @@ CONFIRMED, PARTLY, CONTRADICTED, INCONCLUSIVE, UNVERIFIABLE = judge.VERDICTS
 
 
 def make(rule="interval", documented="512", **kw):
-    fields = dict(id="000.x", doc="000", section="S", quote="q", documented=documented, kind="statistical",
-                  rule=rule, table="t", label="L", expected={"standard": "confirmed"}, measure="variance.var_qk",
-                  justification="because")
-    fields.update(kw)
-    return Claim(**fields)
+    """A claim as test_judge makes them, documented 512 unless told (Var(q·k) at d_k = 512)."""
+    return judge_claim(rule, documented, **kw)
 
 
 @pytest.mark.parametrize("value, lo, hi, verdict", [
