@@ -189,3 +189,29 @@ def test_readme_tables_are_the_results_file():
 def test_update_refuses_a_readme_without_markers():
     with pytest.raises(ValueError, match=MARKERS[0].format(name="peer")):
         update("no markers here", {"peer": "table"})
+
+
+def test_gpu_section_is_the_kept_gpu_files():
+    """The README's GPU tables are what benchmarks/gpu.py writes from the kept session files (judged today)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gpu_benchmark", REPO / "benchmarks" / "gpu.py")
+    gpu = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gpu)
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    folders = sorted((REPO / "benchmarks" / "gpu").iterdir())
+    assert update(text, {"gpu": gpu.table(folders[-1])}) == text, \
+        f"README's GPU section differs: .venv/bin/python benchmarks/gpu.py --readme {folders[-1].relative_to(REPO)}"
+
+
+@pytest.mark.slow
+def test_gpu_script_runs_tiny_on_the_cpu(tmp_path):
+    """benchmarks/gpu.py, shrunk, end to end on the CPU: what a GPU session runs blind must not fail there."""
+    import subprocess
+
+    done = subprocess.run([sys.executable, str(REPO / "benchmarks" / "gpu.py"), str(tmp_path), "--device", "cpu",
+                           "--tiny", "--budget", "60"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    result = json.loads((tmp_path / "gpu.json").read_text())
+    assert result["full_profile_lm"]["rows"] and result["lm_slice"]["steps"] == 20
+    assert (tmp_path / "lm-slice.json").exists() and (tmp_path / "families-quick.jsonl").exists()

@@ -109,13 +109,12 @@ PARAMS = {
         battery=BatteryParams(dims=(16, 256), adam_lrs=(3e-3, 1e-2, 3e-2, 1e-1), sgd_lrs=(1.0, 3.0),
                               seeds=5, steps=240, batch=32, checkpoints=12),
     ),
-    # For one GPU, by arithmetic (not run here): 2 730 models (10 variants at the main configuration,
-    # 4 at each of 8 sweep configurations, × 13 rates × 5 seeds), 8.2 MB of training bytes each;
-    # 6 FLOPs per parameter and byte plus the T × T attention products: ≈ 290 PFLOP (the q/k sweep
-    # to d_k = 1024 is half of it). Measured here: the stack trains at 45 GFLOP/s on one CPU core at
-    # the full main shape (4 models × 3 steps in 6.1 CPU-s),
-    # so the CPU would need about 1 800 core-hours; one H100 at a sustained 30 TFLOP/s of float32
-    # needs about 2.7 hours (5.4 at 15 TFLOP/s). The tiny-size end-to-end test is
+    # For one GPU: 2 730 models (10 variants at the main configuration, 4 at each of 8 sweep
+    # configurations, × 13 rates × 5 seeds), 8.2 MB of training bytes each; 6 FLOPs per parameter
+    # and byte plus the T × T attention products: ≈ 290 PFLOP (the q/k sweep to d_k = 1024 is half
+    # of it), about 1 800 core-hours on a CPU. Its training time on one GPU was measured per
+    # configuration by benchmarks/gpu.py: the README's "On one GPU" section, with two shorter
+    # slices of this design that fit minutes. The tiny-size end-to-end test is
     # tests/test_lm.py::test_full_profile_runs_end_to_end_at_a_tiny_size.
     "full": LMParams(
         width=128, heads=4, main_variants=NAMES, fixed_width_heads=(8, 2), fixed_heads_widths=(64, 256),
