@@ -40,7 +40,7 @@ RSS_BUDGET_MIB = 2048
 CASES = (
     ("quick build, cold", "quick", True, 20.0),
     ("quick rebuild, nothing changed (cache warm)", "quick", False, 5.0),
-    ("standard build, cold", "standard", True, 45.0),  # issue 15's target (was 90 s)
+    ("standard build, cold", "standard", True, 75.0),  # issue 21: the training study paired over 5 seeds (was 45 s)
     ("standard rebuild, nothing changed (cache warm)", "standard", False, 5.0),
 )
 README_CASES = (CASES[0][0], CASES[2][0], CASES[3][0])

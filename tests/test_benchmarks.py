@@ -136,9 +136,11 @@ def test_peer_benchmark_runs_with_stand_ins(tmp_path):
     assert peer.PEER in result["seconds"] and result["cells"] > 0
     assert "× peer" in text
     recorded = [json.loads(line) for line in calls.read_text().splitlines()]
-    assert recorded[0][:2] == ["nbconvert", "--execute"]
-    for argv in recorded[1:]:
+    assert recorded[0][:3] == ["build", "--config", "edit.toml"]  # the edit case's folder, built once first
+    assert recorded[1][:2] == ["nbconvert", "--execute"]
+    for argv in recorded[2:]:
         build_arguments_parse(argv, tmp_path)
+    assert set(peer.TARGETS) <= set(result["seconds"]), "every target names a case the benchmark runs"
 
 
 def test_peer_notebook_holds_the_documents_cells():
