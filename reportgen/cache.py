@@ -8,6 +8,7 @@ of the key, so editing a margin or a caption reruns no experiment.
 """
 
 import ast
+import functools
 import hashlib
 import hmac
 import importlib.resources
@@ -45,6 +46,13 @@ def module_file(name):
 
 def _imports(path, module, packages=(PACKAGE,)):
     """Dotted names in `packages` that a file imports (module and function level)."""
+    stat = path.stat()
+    return _parsed_imports(path, stat.st_mtime_ns, stat.st_size, module, frozenset(packages))
+
+
+@functools.lru_cache(maxsize=None)
+def _parsed_imports(path, mtime_ns, size, module, packages):
+    """_imports, parsed once per file version and process (a build keys 14 closures over the same files)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     names = set()

@@ -6,6 +6,7 @@ appendix) and report-handout.pdf (findings, key figures, material errors: a few 
 for a course). The templates lay the context out; they compute nothing.
 """
 
+import functools
 import json
 import math
 import re
@@ -78,8 +79,12 @@ def templates():
     return resources.files("reportgen.templates")
 
 
+@functools.lru_cache(maxsize=None)
 def environment(medium):
-    """The Jinja2 environment of one medium: 'screen' (MathML) or 'print' (SVG and markup)."""
+    """The Jinja2 environment of one medium: 'screen' (MathML) or 'print' (SVG and markup).
+
+    One per medium and process: an environment keeps its compiled templates, and a build
+    renders a dozen pages (compiling them afresh each time was a second of every build)."""
     import jinja2
 
     from reportgen import mathtex
