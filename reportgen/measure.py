@@ -69,5 +69,15 @@ def level_of(measure, args):
     return float(parameter.default)
 
 
+class Measures(dict):
+    """A family's measures by name: `MEASURES = Measures()`, then `@MEASURES.register` on each
+    measure where it is defined, filed under the function's own name (the name claims use)."""
+
+    def register(self, measure):
+        assert measure.__name__ not in self, f"measure {measure.__name__} registered twice"
+        self[measure.__name__] = measure
+        return measure
+
+
 class MeasureUnavailable(LookupError):
     """The results of this run do not hold what the measure needs (say why)."""

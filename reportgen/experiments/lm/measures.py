@@ -31,9 +31,11 @@ import numpy as np
 
 from reportgen.experiments.lm.baselines import gate_reason
 from reportgen.experiments.lm.params import COLLAPSED_ENTROPY, DIVERGE_BITS
-from reportgen.measure import Measurement, MeasureUnavailable
+from reportgen.measure import Measurement, MeasureUnavailable, Measures
 from reportgen.paired import Conditions, count_measurement, ratio_measurement, ratios
 from reportgen.stats import LEVEL, level_z, student_t
+
+MEASURES = Measures()  # name -> f(results, **args) -> Measurement, each registered below
 
 INF = math.inf
 SLACK_BITS = 0.05  # steps-to-target: the target is the worse tuned final loss plus this
@@ -331,6 +333,7 @@ def _undecided(s, keys, *variants):
 # --- measures: the sweep -----------------------------------------------------------------------
 
 
+@MEASURES.register
 def stable_lr_ratio(results, sweep="width", at="largest", variant="unscaled", reference="scaled"):
     """How many times larger `reference`'s largest non-diverging rate is than `variant`'s, paired per seed.
 
@@ -353,6 +356,7 @@ def stable_lr_ratio(results, sweep="width", at="largest", variant="unscaled", re
                                      ("tuned rate ratio", s.tuned(key, reference) / s.tuned(key, variant), 2)))
 
 
+@MEASURES.register
 def safe_lr_ratio(results, sweep="width", at="largest", variant="scaled", reference="unscaled"):
     """`variant`'s largest non-diverging rate over `reference`'s (the scaled side's view)."""
     return stable_lr_ratio(results, sweep, at, variant=reference, reference=variant)
@@ -375,6 +379,7 @@ def _steps_pair(s, key, variant, reference):
     return target, per_seed_steps(s, key, variant, lv, target), per_seed_steps(s, key, reference, lr_, target), lv, lr_
 
 
+@MEASURES.register
 @gated
 def steps_ratio(results, sweep="width", at="largest", variant="unscaled", reference="scaled"):
     """Steps to a shared validation target, `variant` over `reference`, each at its fastest rate, paired per seed.
@@ -392,6 +397,7 @@ def steps_ratio(results, sweep="width", at="largest", variant="unscaled", refere
                                      (reference, f"{np.mean(sr):.0f} at lr {lr_text(lr_)}")))
 
 
+@MEASURES.register
 def instability_growth_misses(results, margin, sweep="width", variant="unscaled", reference="scaled"):
     """Conditions of 'unstable for large d_k' that fail (0, 1 or 2), paired over seeds.
 
@@ -416,6 +422,7 @@ def instability_growth_misses(results, margin, sweep="width", variant="unscaled"
                                      _logit_detail(s, big, variant, reference)))
 
 
+@MEASURES.register
 def divergence_excess(results, sweep="width", at="largest", variant="unscaled", reference="scaled"):
     """`variant`'s share of diverged runs minus `reference`'s, over the rates, paired per seed."""
     s = Sweep(results)
@@ -434,6 +441,7 @@ def _initial_logit(m):
     return INF if v is None else v
 
 
+@MEASURES.register
 def logit_growth(results, sweep="qk", at="largest", variant="unscaled", reference="scaled", control="qk_ln"):
     """The instability precursor (Wortsman et al. 2023): `variant`'s largest attention logit over training
     ÷ `reference`'s at equal rates, paired per seed (geometric mean over the rates).
@@ -469,6 +477,7 @@ def _peak_at_top(s, key, variant):
     return float(np.mean([peak_logit(m) for m in s.seeds(key, variant, max(s.lrs))]))
 
 
+@MEASURES.register
 def unstable_configs(results, variant="scaled"):
     """Configurations where `variant` diverges at its tuned rate or at any smaller rate."""
     s = Sweep(results)
@@ -485,6 +494,7 @@ def unstable_configs(results, variant="scaled"):
                                     for k in sorted(keys, key=s.dk)))
 
 
+@MEASURES.register
 def nonfinite_runs(results, variant="scaled"):
     """Runs of `variant` whose validation loss went non-finite (NaN or inf), over every configuration."""
     s = Sweep(results)
@@ -495,6 +505,7 @@ def nonfinite_runs(results, variant="scaled"):
                        digits=0, undecided=s.gate(*keys))
 
 
+@MEASURES.register
 def test_excess(results, sweep="width", at="largest", variant="unscaled", reference="scaled", relative=True):
     """Test bits per byte of `variant` minus `reference`'s, each at its tuned rate, paired per seed
     (relative: ÷ reference's)."""
@@ -512,6 +523,7 @@ def test_excess(results, sweep="width", at="largest", variant="unscaled", refere
                                       f"{lr_text(s.tuned(key, reference))}")))
 
 
+@MEASURES.register
 def learning_share(results, sweep="width", at="largest", variant="unscaled", reference="scaled"):
     """`variant`'s drop in validation loss from initialization as a share of `reference`'s (tuned rates), paired."""
     s = Sweep(results)
@@ -528,6 +540,7 @@ def learning_share(results, sweep="width", at="largest", variant="unscaled", ref
                              detail=((f"drop, {variant}", np.mean(dv), 2), (reference, np.mean(dr), 2)))
 
 
+@MEASURES.register
 def entropy_extremity(results, sweep="width", at="largest", variant="unscaled", when="end"):
     """How far `variant`'s attention is from both extremes: min(H, 1 − H), H the mean entropy share.
 
@@ -551,6 +564,7 @@ def entropy_extremity(results, sweep="width", at="largest", variant="unscaled", 
                                       s.seeds(key, variant, s.tuned(key, variant))])), 2)))
 
 
+@MEASURES.register
 def not_faster_configs(results, variant="scaled", reference="unscaled", margin=0.0):
     """Configurations where `variant` does not reach the shared target in fewer steps than `reference`
     (at most (1 − margin) × its steps), each a paired interval of the steps ratio over seeds."""
@@ -582,6 +596,7 @@ def _slow_or_unstable(s, key, slower, margin, variant, reference):
     return c, ratio, excess
 
 
+@MEASURES.register
 @gated
 def slow_or_unstable_signs(results, slower, margin, sweep="width", at="largest", variant="unscaled",
                            reference="scaled"):
@@ -596,6 +611,7 @@ def slow_or_unstable_signs(results, slower, margin, sweep="width", at="largest",
                              detail=(("steps ratio", ratio, 2), ("diverged share, difference", excess, 2)))
 
 
+@MEASURES.register
 @gated
 def summary_misses(results, slower, margin, sweep="width", at="largest", variant="unscaled", reference="scaled",
                    faster=0.0):
@@ -619,6 +635,7 @@ def summary_misses(results, slower, margin, sweep="width", at="largest", variant
                                ("where it is not faster", slow.value, 0)))
 
 
+@MEASURES.register
 def halt_signs(results, halted_ratio, not_converged, sweep="width", at="largest", variant="unscaled",
                reference="scaled"):
     """Signs of 'updates halted, not converging' (0, 1 or 2), paired over seeds.
@@ -654,6 +671,7 @@ def halt_signs(results, halted_ratio, not_converged, sweep="width", at="largest"
                                      ("tuned validation loss gap, bits/byte", gap, 3)))
 
 
+@MEASURES.register
 @gated
 def worse_signs(results, relative, slower, sweep="width", at="largest", variant="inv_d", reference="scaled"):
     """Signs that `variant` trains worse (0, 1 or 2), paired: test loss `relative` above; `slower`× the steps."""
@@ -683,6 +701,7 @@ def _full_widths():
     return f"{widths[0]} to {widths[-1]}"
 
 
+@MEASURES.register
 def best_lr_shift(results, variant="scaled"):
     """How far `variant`'s tuned rate moves across every configuration trained: log10 range, in decades."""
     s = Sweep(results)
@@ -702,6 +721,7 @@ def best_lr_shift(results, variant="scaled"):
                        detail=tuple((name(s, k), lr_text(t)) for k, t in zip(keys, tuned)))
 
 
+@MEASURES.register
 def lr_sensitivity(results, sweep="width", at="main", variant="unscaled"):
     """Wortsman et al.'s learning-rate sensitivity of one variant at one configuration (bits/byte), over seeds."""
     s = Sweep(results)
@@ -712,6 +732,7 @@ def lr_sensitivity(results, sweep="width", at="main", variant="unscaled"):
                              undecided=s.gate(key))
 
 
+@MEASURES.register
 def sensitivity_ratio(results, sweep="width", at="main", variant="unscaled", reference="scaled"):
     """`variant`'s learning-rate sensitivity over `reference`'s, paired per seed."""
     s = Sweep(results)
@@ -721,7 +742,6 @@ def sensitivity_ratio(results, sweep="width", at="main", variant="unscaled", ref
     return ratio_measurement(ratios(a, b), f"Wortsman LR sensitivity, {variant} over {reference}, "
                              f"{where}", undecided=s.gate(key), detail=((variant, np.mean(a), 3),
                                                                        (reference, np.mean(b), 3)))
-
 
 
 def qk_std(s, k, variant, at):
@@ -757,6 +777,7 @@ def alpha_fit(s, variant, at, level=LEVEL):
     return float(slope), half, len(x)
 
 
+@MEASURES.register
 def logit_alpha(results, variant="scaled", when="end", level=LEVEL):
     """The exponent α in std(q·k) ∝ d_k^α: ½ if q and k stay independent, 1 once they align (μP's case)."""
     s = Sweep(results)
@@ -776,6 +797,7 @@ SCALE_FIELDS = ("largest model's parameters", "training bytes per model", "share
                 "scaled test bits/byte at the main configuration", "bigram table", "unigram table")
 
 
+@MEASURES.register
 def evidence_scale(results):
     """The scale the language-model evidence rests on, for the Findings to state: the value is the main
     configuration's parameter count; the detail, in SCALE_FIELDS order, the rest (read it as detail1 …)."""
@@ -857,6 +879,7 @@ def _curve(key, i, bad):
     return lambda m: bad if m["curves"][key][i] is None else m["curves"][key][i]
 
 
+@MEASURES.register
 def battery_excess_ratio(results, task, d_k="largest", budget=1.0, optimizer="adam", variant="unscaled",
                          reference="scaled"):
     """`variant`'s loss above the task's floor over `reference`'s, each at its best rate (chosen on the seed
@@ -876,6 +899,7 @@ def battery_excess_ratio(results, task, d_k="largest", budget=1.0, optimizer="ad
                                                   (f"attention entropy share, {variant}", ent, 2)))
 
 
+@MEASURES.register
 def battery_best_accuracy(results, task, d_k="largest", budget=1.0, optimizer="adam", variant="unscaled"):
     """The best mean accuracy over the rates after `budget` (a fraction of the battery's steps), with its
     t interval over seeds at that rate."""
@@ -888,6 +912,7 @@ def battery_best_accuracy(results, task, d_k="largest", budget=1.0, optimizer="a
                              f"rate ({lr_text(lr)})", digits=3, log=False, pairs=False)
 
 
+@MEASURES.register
 def battery_error_excess(results, task, factor, points, d_k="largest", budget=1.0, optimizer="adam",
                          variant="unscaled", reference="scaled"):
     """Error rate of `variant` minus max(factor × `reference`'s, `reference`'s + points), best rates, paired."""
@@ -928,6 +953,7 @@ def _battery_steps(b, task, d_k, level, optimizer, variant, reference):
             "never" if sv is None else f"{sv:.0f} at lr {lr_text(lv)}", f"{sr:.0f} at lr {lr_text(lr_)}")
 
 
+@MEASURES.register
 def battery_steps_ratio(results, task, d_k="largest", level=0.9, optimizer="adam", variant="unscaled",
                         reference="scaled"):
     """Steps to `level` accuracy, `variant` over `reference`, each at its fastest rate, paired per seed
@@ -941,6 +967,7 @@ def battery_steps_ratio(results, task, d_k="largest", level=0.9, optimizer="adam
                              detail=((variant, tv), (reference, tr)))
 
 
+@MEASURES.register
 def battery_slowdown_growth(results, task, d_k="largest", small_d_k="smallest", level=0.9, optimizer="adam",
                             variant="unscaled", reference="scaled"):
     """How much more `variant` is slowed at `d_k` than at `small_d_k`: ratio of the two steps ratios, per seed."""
@@ -954,6 +981,7 @@ def battery_slowdown_growth(results, task, d_k="largest", small_d_k="smallest", 
                                                                        (f"at d_k = {small_d_k}", np.mean(small), 2)))
 
 
+@MEASURES.register
 def battery_entropy(results, task, d_k="largest", budget=1.0, optimizer="adam", variant="unscaled",
                     reference="scaled"):
     """`variant`'s attention entropy share (1 is uniform) after `budget`, at its lowest-loss rate, over seeds."""
@@ -971,34 +999,3 @@ def battery_entropy(results, task, d_k="largest", budget=1.0, optimizer="adam", 
     return ratio_measurement(hv, f"{task}, d_k = {d_k}, {optimizer}, step {step}: attention entropy over uniform's, "
                              f"{variant} at its best rate ({lr_text(lr)})", log=False, pairs=False,
                              detail=((f"at step 1, {variant}", h0, 2), (f"{reference} at step {step}", np.mean(hr), 2)))
-
-
-MEASURES = {
-    "evidence_scale": evidence_scale,
-    "stable_lr_ratio": stable_lr_ratio,
-    "safe_lr_ratio": safe_lr_ratio,
-    "steps_ratio": steps_ratio,
-    "instability_growth_misses": instability_growth_misses,
-    "divergence_excess": divergence_excess,
-    "logit_growth": logit_growth,
-    "unstable_configs": unstable_configs,
-    "nonfinite_runs": nonfinite_runs,
-    "test_excess": test_excess,
-    "learning_share": learning_share,
-    "entropy_extremity": entropy_extremity,
-    "not_faster_configs": not_faster_configs,
-    "slow_or_unstable_signs": slow_or_unstable_signs,
-    "summary_misses": summary_misses,
-    "halt_signs": halt_signs,
-    "worse_signs": worse_signs,
-    "best_lr_shift": best_lr_shift,
-    "lr_sensitivity": lr_sensitivity,
-    "sensitivity_ratio": sensitivity_ratio,
-    "logit_alpha": logit_alpha,
-    "battery_excess_ratio": battery_excess_ratio,
-    "battery_best_accuracy": battery_best_accuracy,
-    "battery_error_excess": battery_error_excess,
-    "battery_steps_ratio": battery_steps_ratio,
-    "battery_slowdown_growth": battery_slowdown_growth,
-    "battery_entropy": battery_entropy,
-}

@@ -11,9 +11,11 @@ import math
 import numpy as np
 
 from reportgen.experiments.training.params import REACH
-from reportgen.measure import Measurement, MeasureUnavailable
+from reportgen.measure import Measurement, MeasureUnavailable, Measures
 from reportgen.paired import Conditions, count_measurement, ratio_measurement
 from reportgen.stats import Z, mean_interval
+
+MEASURES = Measures()  # name -> f(results, **args) -> Measurement, each registered below
 
 MAIN = ("scaled", "unscaled", "mup", "learned", "qknorm")  # the five variants of the ablation
 LATE_FRACTION = 4  # 'late' metrics: the mean over the last quarter of the logged windows
@@ -194,6 +196,7 @@ def _unstable_shares(s, variants=("unscaled", "scaled")):
     )
 
 
+@MEASURES.register
 def stable_lr_ratio(results, d_k, variant="unscaled", reference="scaled"):
     """How many times larger `reference`'s largest stable rate is than `variant`'s, paired per seed.
 
@@ -212,6 +215,7 @@ def stable_lr_ratio(results, d_k, variant="unscaled", reference="scaled"):
                                      (variant, " ".join(map(lr_text, top_v)))))
 
 
+@MEASURES.register
 def steps_ratio(results, d_k, variant="unscaled", reference="scaled"):
     """Steps to 90% accuracy of `variant` over `reference`'s, each at its own fastest rate, paired per seed.
 
@@ -233,6 +237,7 @@ def steps_ratio(results, d_k, variant="unscaled", reference="scaled"):
                              detail=((reference, steps_text(s, d_k, reference)), (variant, steps_text(s, d_k, variant))))
 
 
+@MEASURES.register
 def instability_growth_misses(results, d_k, small_d_k, margin, variant="unscaled", reference="scaled"):
     """Conditions of 'unstable for large d_k' that fail (0, 1 or 2), paired over seeds.
 
@@ -261,6 +266,7 @@ def _logit_growth(s, d_k, variant, reference):
     return ((f"peak max |logit| at lr {lr_text(top)}, {variant} ÷ {reference}", peak(variant) / peak(reference), 2),)
 
 
+@MEASURES.register
 def init_entropy_extremity(results, d_k, variant="unscaled", reference="scaled"):
     """How far the first step's attention is from both extremes, as a share of ln(positions).
 
@@ -279,6 +285,7 @@ def init_entropy_extremity(results, d_k, variant="unscaled", reference="scaled")
                                          (f"ln {pairs}", ln_n, 3)))
 
 
+@MEASURES.register
 def error_excess(results, d_k, factor, points, variant="unscaled", reference="scaled"):
     """Late error rate of `variant` minus max(factor × `reference`'s, `reference`'s + points).
 
@@ -297,6 +304,7 @@ def error_excess(results, d_k, factor, points, variant="unscaled", reference="sc
                        f"{reference}'s + {points:g})", digits=3, detail=tuple(detail))
 
 
+@MEASURES.register
 def best_accuracy(results, d_k, variant="unscaled"):
     """The best mean late accuracy over the rates (mean over seeds, last quarter of training)."""
     s = sweep(results, d_k)
@@ -306,6 +314,7 @@ def best_accuracy(results, d_k, variant="unscaled"):
                                           "yes" if s.reached_all(d_k, variant) else "no"),))
 
 
+@MEASURES.register
 def halt_signs(results, d_k, halted_ratio, variant="unscaled", reference="scaled"):
     """Signs of 'updates halted, does not converge' seen (0, 1 or 2).
 
@@ -329,6 +338,7 @@ def halt_signs(results, d_k, halted_ratio, variant="unscaled", reference="scaled
                                 "yes" if reached else "no")))
 
 
+@MEASURES.register
 def blowup_excess(results, d_k, variant="unscaled", reference="scaled"):
     """`variant`'s share of runs that blew up minus `reference`'s, over the rates, paired per seed."""
     s = sweep(results, d_k)
@@ -343,6 +353,7 @@ def blowup_excess(results, d_k, variant="unscaled", reference="scaled"):
                              + _logit_growth(s, d_k, variant, reference))
 
 
+@MEASURES.register
 def not_faster_dims(results, variant="scaled", reference="unscaled"):
     """How many trained d_k where `variant` does not reach 90% in fewer steps than `reference`.
 
@@ -358,6 +369,7 @@ def not_faster_dims(results, variant="scaled", reference="unscaled"):
                                     for d in s.dims))
 
 
+@MEASURES.register
 def unworkable_dims(results, variant="scaled"):
     """How many trained d_k where no rate takes every seed to 90% with no blow-up or spike."""
     s = Sweep(results)
@@ -367,6 +379,7 @@ def unworkable_dims(results, variant="scaled"):
                                     for d in s.dims))
 
 
+@MEASURES.register
 def slow_or_unstable_signs(results, d_k, slower, margin, variant="unscaled", reference="scaled"):
     """Signs of 'slow or unstable' seen (0, 1 or 2).
 
@@ -383,6 +396,7 @@ def slow_or_unstable_signs(results, d_k, slower, margin, variant="unscaled", ref
                                          (reference, f"{s.unstable_fraction(d_k, reference):.0%}")))
 
 
+@MEASURES.register
 def summary_misses(results, d_k, slower, margin, variant="unscaled", reference="scaled"):
     """Halves of 'unstable / slow vs stable / fast' that fail, counted.
 
@@ -402,6 +416,7 @@ def summary_misses(results, d_k, slower, margin, variant="unscaled", reference="
                                          ("d_k where it is not faster", not_faster, 0)))
 
 
+@MEASURES.register
 def worse_signs(results, d_k, factor, points, slower, variant="mup", reference="scaled"):
     """Signs that `variant` trains worse than `reference` (0, 1 or 2).
 
@@ -427,6 +442,7 @@ def worse_signs(results, d_k, factor, points, slower, variant="mup", reference="
                        f"at least {slower:g}× the steps", digits=0, detail=detail)
 
 
+@MEASURES.register
 def multiplier_end(results, d_k, variant="learned"):
     """Where a learnable multiplier ends, × √d_k: geometric mean over rates and seeds."""
     s = sweep(results, d_k)
@@ -437,24 +453,7 @@ def multiplier_end(results, d_k, variant="learned"):
                        method="final multiplier in units of 1/√d_k, geometric mean over rates and seeds", digits=3)
 
 
-MEASURES = {
-    "stable_lr_ratio": stable_lr_ratio,
-    "steps_ratio": steps_ratio,
-    "instability_growth_misses": instability_growth_misses,
-    "init_entropy_extremity": init_entropy_extremity,
-    "error_excess": error_excess,
-    "best_accuracy": best_accuracy,
-    "halt_signs": halt_signs,
-    "blowup_excess": blowup_excess,
-    "not_faster_dims": not_faster_dims,
-    "unworkable_dims": unworkable_dims,
-    "slow_or_unstable_signs": slow_or_unstable_signs,
-    "summary_misses": summary_misses,
-    "worse_signs": worse_signs,
-    "multiplier_end": multiplier_end,
-}
-
-
+@MEASURES.register
 def instability_excess(results, d_k, variant="unscaled", reference="scaled"):
     """`variant`'s share of blow-ups minus `reference`'s, over all rates and seeds; as a view, the
     same difference for unstable runs (a blow-up or a loss spike): 'poor stability' may read either way.
@@ -479,12 +478,7 @@ def instability_excess(results, d_k, variant="unscaled", reference="scaled"):
                        views=(("share of unstable runs (blow-up or spike), difference", (uv - ur) / n),))
 
 
-MEASURES["instability_excess"] = instability_excess
-
-
-# --- added for 003's claims --------------------------------------------------------------
-
-
+@MEASURES.register
 def slowdown_growth(results, d_k, small_d_k, variant="unscaled", reference="scaled"):
     """How many times `variant`'s slowdown against `reference` at d_k exceeds that at small_d_k.
 
@@ -505,12 +499,7 @@ def slowdown_growth(results, d_k, small_d_k, variant="unscaled", reference="scal
                        + _unstable_shares(s, (variant, reference)))
 
 
-MEASURES["slowdown_growth"] = slowdown_growth
-
-
-# --- added for 000's claims ('near-uniform attention' when dividing by d_k) -----------------
-
-
+@MEASURES.register
 def init_entropy_share(results, d_k, variant="mup", level=0.99):
     """First-step attention entropy of `variant` as a share of ln(positions): 1 is uniform, 0 one-hot.
 
@@ -531,6 +520,3 @@ def init_entropy_share(results, d_k, variant="mup", level=0.99):
                        f"{results['task']['pairs']}, {variant}", 3,
                        (("initial entropy share, scaled", float(np.mean([x["initial_entropy"] for x in
                                                                         s.runs(d_k, "scaled")])) / ln_n, 3),))
-
-
-MEASURES["init_entropy_share"] = init_entropy_share
