@@ -78,6 +78,11 @@ class Measures(dict):
         self[measure.__name__] = measure
         return measure
 
+    def include(self, other):
+        """Add the measures registered in another module of the same family (none registered twice)."""
+        assert not self.keys() & other.keys(), f"measures registered twice: {sorted(self.keys() & other.keys())}"
+        self.update(other)
+
 
 class MeasureUnavailable(LookupError):
     """The results of this run do not hold what the measure needs (say why)."""
