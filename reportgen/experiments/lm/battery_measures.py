@@ -1,6 +1,6 @@
 """Language-model family, measures of the task battery: one attention layer on three tasks (battery.py).
 
-Each variant at its own best rate, seeds paired; registered in lm/measures.py's MEASURES.
+Each variant at its own best rate, seeds paired; lm/measures.py's MEASURES includes them.
 """
 
 import numpy as np
