@@ -16,8 +16,9 @@ from reportgen import errata, story
 from reportgen.documents import FIXED, GONE, STATES
 from reportgen.errors import ReportgenError
 from reportgen.family import Table
-from reportgen.judge import VERDICTS, coverage, family_wise, statements, tally, verdict_counts
 from reportgen.stats import LEVEL
+from reportgen.tally import coverage, family_wise, statements, tally, verdict_counts
+from reportgen.verdicts import VERDICTS
 
 ERRORS = ("contradicted",)  # verdicts that say a document is wrong (material or minor)
 IN_PART = ("partly",)  # verdicts that say it is right in some setups only

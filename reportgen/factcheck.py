@@ -106,9 +106,9 @@ def compare(config, progress, seeds=1, catalog=None, families=None):
 
 def record(rows, profile, folder=None):
     """Make this run's verdicts the expected ones of `profile`; only `expected*` lines change."""
-    from reportgen import claims
+    from reportgen.claims import expected
 
-    return claims.record({r.id: r.verdict for r in rows if r.status not in (MISSING, STALE, FIXED)}, profile, folder)
+    return expected.record({r.id: r.verdict for r in rows if r.status not in (MISSING, STALE, FIXED)}, profile, folder)
 
 
 def exit_status(rows, failed):

@@ -36,141 +36,32 @@ Every verdict comes with one plain sentence.
 """
 
 import math
-from dataclasses import dataclass
 from decimal import Decimal
 
 from reportgen import thresholds
 from reportgen.formatting import fmt, fmt_interval, parse_printed, printed_digits, shown
 from reportgen.measure import Measurement
+from reportgen.verdicts import (
+    CONFIRMED,
+    CONTRADICTED,
+    INCONCLUSIVE,
+    MATERIAL,
+    MINOR,
+    PARTLY,
+    UNVERIFIABLE,
+    VERDICTS,
+    Judged,
+    details_text,
+    documented_value,
+    finite,
+    measured_text,
+)
 
-CONFIRMED = "confirmed"
-PARTLY = "partly"
-CONTRADICTED = "contradicted"
-INCONCLUSIVE = "inconclusive"
-UNVERIFIABLE = "unverifiable"
-VERDICTS = (CONFIRMED, PARTLY, CONTRADICTED, INCONCLUSIVE, UNVERIFIABLE)
-MINOR, MATERIAL = "minor", "material"
+# report.py (being reshaped elsewhere) still reads the counts from here: delete this line once it
+# imports them from reportgen.tally, their home.
+from reportgen.tally import coverage, family_wise, statements, tally, verdict_counts  # noqa: F401
+
 MINOR_RELATIVE = 0.01  # an exact value off by at most 1% is a rounding-size slip unless the claim says otherwise
-
-
-@dataclass(frozen=True)
-class Judged:
-    """A claim, the measurement it was judged on, and the verdict with its reasons as text."""
-
-    claim: object  # reportgen.claims.Claim
-    measurement: Measurement | None
-    verdict: str
-    measured: str  # the measurement as the report prints it
-    tolerance: str  # the rule applied, with its numbers
-    sentence: str = ""  # the verdict in one plain sentence
-    severity: str | None = None  # contradicted only: material or minor
-    setups: tuple = ()  # summary: the Judged of each setup
-    correct: str = ""  # contradicted or partly: the correct statement, its numbers filled in (reportgen.prose)
-    quote_state: str = "unread"  # whether the quote is in the document's text now (reportgen.documents)
-
-    @property
-    def id(self):
-        return self.claim.id
-
-    @property
-    def documented(self):
-        d = self.claim.documented
-        return d if isinstance(d, str) else "[" + ", ".join(d) + "]"
-
-    def to_json(self):
-        c = self.claim
-        return {
-            "id": c.id,
-            "doc": c.doc,
-            "section": c.section,
-            "quote": c.quote,
-            "label": c.label,
-            "kind": c.kind,
-            "documented": c.documented,
-            "documented_value": documented_value(c),
-            "measure": {"name": c.measure, "args": c.args} if c.measure else None,
-            "measurement": self.measurement.to_json() if self.measurement else None,
-            "measured": self.measured,
-            "rule": c.rule,
-            "tolerance": self.tolerance,
-            "verdict": self.verdict,
-            "severity": self.severity,
-            "sentence": self.sentence,
-            "correct": self.correct,
-            "setups": [s.id for s in self.setups],
-            "table": c.table,
-            "quote_state": self.quote_state,
-        }
-
-
-def documented_value(claim):
-    """The documented number a rule compares with, or None (printed vectors, words)."""
-    if claim.value is not None:
-        return claim.value
-    if isinstance(claim.documented, str):
-        return parse_printed(claim.documented)
-    return None
-
-
-def measured_text(m, digits=None):
-    """'1.002 (99% CI [0.95, 1.05]); P(x) = 0.1' from a measurement's numbers.
-
-    A value with an interval is printed to the precision the interval supports (never more
-    than the measure's own digits); an interval too wide to mean anything says so.
-    """
-    digits = m.digits if digits is None else digits
-    if isinstance(m.value, (tuple, list)):
-        text = "[" + ", ".join(fmt(v, digits) for v in m.value) + "]"
-    elif m.value is None:
-        text = "—"
-    elif too_few(m):
-        text = fmt(m.value, digits) + f" ({TOO_FEW})"
-    else:
-        shown_digits = min(digits, supported_digits(m.hi - m.lo, digits)) if has_interval(m) else digits
-        text = fmt(m.value, shown_digits)
-        if has_interval(m):
-            text += f" ({interval_label(m)}{fmt_interval(m.lo, m.hi, shown_digits)})"
-    return text + _details(m, digits)
-
-
-TOO_FEW = "too few draws to decide"
-
-
-def interval_label(m):
-    """'99% CI ', '99% of runs in ' or 'range ': what a measurement's [lo, hi] is."""
-    if not m.level:
-        return "range "
-    return f"{m.level:.0%} CI " if m.interval == "CI" else f"{m.level:.0%} of runs in "
-
-
-def has_interval(m):
-    return (not isinstance(m.value, (tuple, list)) and _finite(m.lo) and _finite(m.hi))
-
-
-def too_few(m):
-    """An interval from so few draws, or so wide, that no verdict can rest on it."""
-    if isinstance(m.value, (tuple, list)) or m.lo is None or m.hi is None:
-        return False
-    if not (_finite(m.lo) and _finite(m.hi)):
-        return True
-    if m.n is not None and m.n < 3:
-        return True
-    return m.lo > 0 and m.hi / m.lo > 1e4
-
-
-def supported_digits(width, digits):
-    """Decimals that show two significant digits of `width` (an interval's width), at most `digits`."""
-    if not _finite(width) or width <= 0:
-        return digits
-    return max(0, min(digits, 1 - math.floor(math.log10(abs(width)))))
-
-
-def _details(m, digits):
-    """'; label = number' for each (label, number[, digits]) of the measurement's detail."""
-    out = []
-    for label, number, *own in m.detail:
-        out.append(f"; {label} = {number if isinstance(number, str) else fmt(number, own[0] if own else digits)}")
-    return "".join(out)
 
 
 # --- the rules: each returns (verdict, measured text, rule text, sentence, deviation) ----------
@@ -208,7 +99,7 @@ def _exact_one(claim, m):
     deviation = max((abs(float(p) - v) / abs(v) if v else abs(float(p)) for p, v in zip(plain, values)),
                     default=0.0)
     if len(values) == 1:
-        measured = shown(values[0], digits[0]) + _details(m, m.digits)
+        measured = shown(values[0], digits[0]) + details_text(m, m.digits)
         rule = f"exact arithmetic, compared at the printed {digits[0]} decimal place(s): {rounded[0]}"
         if verdict == CONFIRMED:
             sentence = f"{printed[0]} is right: the exact value is {shown(values[0], digits[0])}."
@@ -285,16 +176,16 @@ def _threshold(claim, m):
     sign = "≥" if claim.rule == "at_least" else "≤"
     reading = claim.justification or "threshold"
     stat = {"value": m.value, "lo": m.lo, "hi": m.hi}[claim.bound]
-    if not _finite(stat):
+    if not finite(stat):
         return (UNVERIFIABLE, measured_text(m), f"{reading}: the statistic is not finite in this run",
                 "This run gives no finite statistic to judge it by.", None)
 
     def holds(s):
         return s >= threshold if claim.rule == "at_least" else s <= threshold
 
-    views = [(label, v) for label, v in m.views if _finite(v)]
+    views = [(label, v) for label, v in m.views if finite(v)]
     measured = measured_text(m) + "".join(f"; {label} = {fmt(v, m.digits)}" for label, v in views)
-    if claim.bound == "value" and _finite(m.lo) and _finite(m.hi) and holds(m.lo) != holds(m.hi):
+    if claim.bound == "value" and finite(m.lo) and finite(m.hi) and holds(m.lo) != holds(m.hi):
         return _straddles(m, threshold, sign, reading, measured)
     which = "" if claim.bound == "value" else f"{'lower' if claim.bound == 'lo' else 'upper'} bound "
     rule = f"{reading} ({which}{fmt(stat, m.digits)} {sign} {threshold:g})"
@@ -316,10 +207,6 @@ def _threshold(claim, m):
     sentence = f"Measured {fmt(stat, m.digits)}{also}, which {verb} the reading: {reading}."
     deviation = abs(stat - threshold) / abs(threshold) if threshold else None
     return verdict, measured, rule, sentence, deviation
-
-
-def _finite(x):
-    return isinstance(x, (int, float)) and math.isfinite(x)
 
 
 def _straddles(m, threshold, sign, reading, measured):
@@ -371,9 +258,9 @@ def _in_band(claim, m):
     if not cut or m is None:
         return False
     stat = {"value": m.value, "lo": m.lo, "hi": m.hi}[claim.bound]
-    if not _finite(stat):
+    if not finite(stat):
         return False
-    if claim.bound == "value" and _finite(m.lo) and _finite(m.hi):
+    if claim.bound == "value" and finite(m.lo) and finite(m.hi):
         return m.lo <= cut[1] and cut[0] <= m.hi
     return cut[0] <= stat <= cut[1]
 
@@ -471,73 +358,3 @@ def _summary_verdict(setups):
         return INCONCLUSIVE, (f"True in {len(true)} of {len(setups)} setups ({'; '.join(true)}); this run cannot "
                               f"tell in the others ({open_}).")
     return INCONCLUSIVE, f"This run cannot tell in any setup ({open_})."
-
-
-def statements(judged):
-    """The top-level rows: each statement once (a summary stands for its setups)."""
-    judged = list(judged)
-    setups = {s.id for j in judged for s in j.setups}
-    return [j for j in judged if j.id not in setups]
-
-
-def coverage(judged, documents, unchecked):
-    """Per document: statements found, checked, left unverifiable, not checkable, consistency rows."""
-    top = statements(judged)
-    out = {}
-    for doc in documents:
-        mine = [j for j in top if j.claim.doc == doc]
-        not_checkable = sum(1 for u in unchecked if u.doc == doc)
-        unverifiable = sum(1 for j in mine if j.verdict == UNVERIFIABLE)
-        out[doc] = {
-            "found": len(mine) + not_checkable,
-            "statements": len(mine),
-            "checked": len(mine) - unverifiable,
-            "unverifiable": unverifiable,
-            "not_checkable": not_checkable,
-            "consistency": sum(1 for j in mine if j.claim.kind == "consistency"),
-            "rows": sum(1 for j in judged if j.claim.doc == doc),
-        }
-    return out
-
-
-def family_wise(judged):
-    """The interval rows and how many false contradictions chance alone would give among them.
-
-    Each interval row uses its own confidence level (args 'level', default 0.99); if every
-    statement were true, the expected number of false contradictions is the sum of (1 − level).
-    """
-    rows = [j for j in judged if j.claim.rule == "interval" and j.measurement is not None
-            and j.claim.kind in ("statistical", "premise")]
-    expected = sum(1 - float(j.claim.args.get("level", 0.99)) for j in rows)
-    return {"interval_rows": len(rows), "expected_false_contradictions": round(expected, 2),
-            "contradicted": sum(1 for j in rows if j.verdict == CONTRADICTED)}
-
-
-def tally(judged):
-    """The report's counts in one vocabulary.
-
-    A *statement* is what a document asserts (a summary stands for its setups); a *check* is
-    every row that tests something, setups included. Of the statements confirmed ("hold as
-    written"), each holds by one of three kinds of evidence: a measurement of this run, the
-    source it cites (rule reference), or only consistency with the document's own numbers.
-    """
-    judged = list(judged)
-    top = statements(judged)
-    confirmed = [j for j in top if j.verdict == CONFIRMED]
-    cited = sum(1 for j in confirmed if j.claim.rule == "reference")
-    consistency = sum(1 for j in confirmed if j.claim.kind == "consistency" and j.claim.rule != "reference")
-    return {
-        "statements": len(top),
-        "checks": len(judged),
-        "verdicts": verdict_counts(top),
-        "check_verdicts": verdict_counts(judged),
-        "hold": {"measured": len(confirmed) - cited - consistency, "cited": cited, "consistency": consistency},
-    }
-
-
-def verdict_counts(judged):
-    """Number of claims per verdict, in the fixed verdict order."""
-    counts = {v: 0 for v in VERDICTS}
-    for j in judged:
-        counts[j.verdict] += 1
-    return counts

@@ -69,5 +69,20 @@ def level_of(measure, args):
     return float(parameter.default)
 
 
+class Measures(dict):
+    """A family's measures by name: `MEASURES = Measures()`, then `@MEASURES.register` on each
+    measure where it is defined, filed under the function's own name (the name claims use)."""
+
+    def register(self, measure):
+        assert measure.__name__ not in self, f"measure {measure.__name__} registered twice"
+        self[measure.__name__] = measure
+        return measure
+
+    def include(self, other):
+        """Add the measures registered in another module of the same family (none registered twice)."""
+        assert not self.keys() & other.keys(), f"measures registered twice: {sorted(self.keys() & other.keys())}"
+        self.update(other)
+
+
 class MeasureUnavailable(LookupError):
     """The results of this run do not hold what the measure needs (say why)."""

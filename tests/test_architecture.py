@@ -10,6 +10,9 @@ from reportgen.experiments import EXPERIMENTS
 from reportgen.family import ROLES
 
 ROOT = Path(reportgen.__file__).parent
+MAX_LINES = 450  # a module over this holds more than one concept: split it by concern (STYLE.md, texture)
+# Modules still over MAX_LINES while they are being split elsewhere; delete an entry once it is under.
+ALLOWED_OVER = {"reportgen/pipeline.py"}
 
 
 def modules():
@@ -63,6 +66,14 @@ def cycles(graph):
 
 def test_no_import_cycle():
     assert cycles(import_graph()) == []
+
+
+def test_no_module_over_max_lines():
+    """Every module of the package is at most MAX_LINES long; ALLOWED_OVER only while one is still over."""
+    lengths = {f"reportgen/{path.relative_to(ROOT).as_posix()}": len(path.read_text(encoding="utf-8").splitlines())
+               for path in ROOT.rglob("*.py")}
+    over = {name: n for name, n in lengths.items() if n > MAX_LINES and name not in ALLOWED_OVER}
+    assert over == {}, f"modules over {MAX_LINES} lines: {over}"
 
 
 def test_cycle_finder_finds_a_cycle():

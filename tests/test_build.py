@@ -24,7 +24,7 @@ from conftest import (
 
 from reportgen import __version__, atomic
 from reportgen.mathtex import plain
-from reportgen.judge import VERDICTS
+from reportgen.verdicts import VERDICTS
 from reportgen.experiments import EXPERIMENTS
 from reportgen.family import PROFILES, ClaimTable, Experiment, Figure, Table
 from reportgen.sources import Source

@@ -8,6 +8,7 @@ import pytest
 from conftest import describe, invoke
 
 from reportgen import claims
+from reportgen.claims import expected
 from reportgen.errors import ConfigError
 from reportgen.experiments import EXPERIMENTS
 
@@ -92,8 +93,8 @@ def test_record_rewrites_only_expected_lines(tmp_path, catalog):
     shutil.copytree(claims.default_folder(), folder, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
     before = {p.name: p.read_text() for p in folder.glob("*.toml")}
     victim = next(c for c in catalog.claims if c.expected_for("standard") == "confirmed" and "quick" not in c.expected)
-    assert claims.record({victim.id: "contradicted"}, "standard", folder) == 1
-    assert claims.record({victim.id: "confirmed"}, "quick", folder) == 1  # quick now differs from standard
+    assert expected.record({victim.id: "contradicted"}, "standard", folder) == 1
+    assert expected.record({victim.id: "confirmed"}, "quick", folder) == 1  # quick now differs from standard
     after = {p.name: p.read_text() for p in folder.glob("*.toml")}
     changed = [n for n in before if before[n] != after[n]]
     assert len(changed) == 1
@@ -102,7 +103,7 @@ def test_record_rewrites_only_expected_lines(tmp_path, catalog):
     assert all(line.startswith("expected") for line in removed | added), (removed, added)
     reloaded = {c.id: c for c in claims.load(folder)}[victim.id]
     assert reloaded.expected == {"standard": "contradicted", "quick": "confirmed"}
-    assert claims.record({victim.id: "confirmed"}, "standard", folder) == 1  # quick equal again: dropped
+    assert expected.record({victim.id: "confirmed"}, "standard", folder) == 1  # quick equal again: dropped
     assert {c.id: c for c in claims.load(folder)}[victim.id].expected == {"standard": "confirmed"}
 
 
@@ -122,7 +123,7 @@ def test_check_fails_on_a_flipped_verdict(tmp_path, monkeypatch, catalog):
     folder = tmp_path / "claims"
     shutil.copytree(claims.default_folder(), folder, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
     victim = next(c for c in catalog.claims if c.family == "variance" and c.expected_for("quick") == "confirmed")
-    claims.record({victim.id: "contradicted"}, "quick", folder)
+    expected.record({victim.id: "contradicted"}, "quick", folder)
     monkeypatch.setattr(claims, "default_folder", lambda: folder)
     result = invoke(["check", "--profile", "quick", "--only", "variance", "--json", "-q"], tmp_path)
     assert result.exit_code == 1, describe(result)

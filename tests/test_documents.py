@@ -13,7 +13,7 @@ import pytest
 from conftest import describe, invoke
 from reportgen import claims, config, documents, drift, factcheck
 from reportgen.errors import ConfigError
-from reportgen.judge import Judged
+from reportgen.verdicts import Judged
 
 ROOT = Path(__file__).resolve().parent.parent
 COURSE = Path(__file__).resolve().parent / "course"

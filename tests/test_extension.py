@@ -36,17 +36,17 @@ FAMILY = {
             return {"mean": float(x.mean()), "std": float(x.std()), "n": params.draws}
     ''',
     "measures.py": '''
-        from reportgen.measure import Measurement
+        from reportgen.measure import Measurement, Measures
         from reportgen.stats import level_z
 
+        MEASURES = Measures()
 
+
+        @MEASURES.register
         def mean(results, level=0.99):
             half = level_z(level) * results["std"] / results["n"] ** 0.5
             return Measurement(results["mean"], results["mean"] - half, results["mean"] + half, results["n"],
                                f"{level:.0%} CI of the mean")
-
-
-        MEASURES = {"mean": mean}
     ''',
     "tables.py": '''
         from reportgen.family import ClaimTable, Table

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from reportgen import judge
+from reportgen import judge, tally
 from reportgen.claims import Claim
 from reportgen.formatting import fmt, printed_digits
 from reportgen.measure import Measurement
@@ -129,7 +129,7 @@ def test_unverifiable_and_unavailable_say_why():
 def test_verdict_counts_in_fixed_order():
     judged = [judge.judge(make(rule="exact", documented=d), Measurement(v))
               for d, v in (("22.6", math.sqrt(512)), ("45.2", 2 * math.sqrt(512)), ("4", 4.0))]
-    counts = judge.verdict_counts(judged)
+    counts = tally.verdict_counts(judged)
     assert list(counts) == list(judge.VERDICTS)
     assert counts == {"confirmed": 2, "partly": 0, "contradicted": 1, "inconclusive": 0, "unverifiable": 0}
     assert judged[0].to_json()["measurement"]["value"] == math.sqrt(512)

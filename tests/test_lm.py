@@ -9,10 +9,12 @@ import torch
 from conftest import judged_claims, quick_results
 
 from reportgen.claims import catalog
-from reportgen.experiments.lm import EXPERIMENT, battery, corpus, model
+from reportgen.experiments.lm import EXPERIMENT, battery, battery_measures, corpus, model
 from reportgen.experiments.lm import measures as M
 from reportgen.experiments.lm import run as R
+from reportgen.experiments.lm import sweep as S
 from reportgen.experiments.lm.params import NAMES, PARAMS
+from reportgen.measure import MeasureUnavailable
 from reportgen.sampling import generator
 
 VOCAB = 20
@@ -201,11 +203,11 @@ def _results(models, lrs):
 
 def test_divergence_is_read_on_the_validation_loss():
     """Against the variant's own best final loss (same seed), after warm-up and decay."""
-    assert not M.diverged(_model("scaled", 1, [8.0, 5.0, 4.0]), best=3.5)
-    assert not M.diverged(_model("scaled", 1, [8.0, 30.0, 4.0]), best=3.5)  # a warm-up peak it recovered from
-    assert M.diverged(_model("scaled", 1, [8.0, 4.0, 5.5]), best=4.0)  # ended a bit and a half above its best
-    assert M.diverged(_model("scaled", 1, [8.0, None, None]), best=4.0)
-    assert M.diverged(_model("scaled", 1, [8.0, 4.0, 4.8]), best=4.0, bits=0.5)  # the definition's sensitivity
+    assert not S.diverged(_model("scaled", 1, [8.0, 5.0, 4.0]), best=3.5)
+    assert not S.diverged(_model("scaled", 1, [8.0, 30.0, 4.0]), best=3.5)  # a warm-up peak it recovered from
+    assert S.diverged(_model("scaled", 1, [8.0, 4.0, 5.5]), best=4.0)  # ended a bit and a half above its best
+    assert S.diverged(_model("scaled", 1, [8.0, None, None]), best=4.0)
+    assert S.diverged(_model("scaled", 1, [8.0, 4.0, 4.8]), best=4.0, bits=0.5)  # the definition's sensitivity
 
 
 def test_lr_sensitivity_is_wortsmans():
@@ -213,15 +215,15 @@ def test_lr_sensitivity_is_wortsmans():
     lrs = [0.1, 1.0, 10.0]
     models = [_model("scaled", 0.1, [8.0, 5.0, 4.0]), _model("scaled", 1.0, [8.0, 3.5, 3.0]),
               _model("scaled", 10.0, [8.0, None, None])]
-    s = M.Sweep(_results(models, lrs))
+    s = S.Sweep(_results(models, lrs))
     assert s.sensitivity((8, 1, 8), "scaled") == pytest.approx((4.0 + 3.0 + 8.0) / 3 - 3.0)
     assert s.tuned((8, 1, 8), "scaled") == 1.0 and s.largest_stable((8, 1, 8), "scaled") == 1.0
 
 
 def test_steps_to_target_interpolates():
     m = _model("scaled", 1, [8.0, 6.0, 4.0])
-    assert M.steps_to(m, 5.0, [0, 10, 20]) == pytest.approx(15.0)
-    assert M.steps_to(m, 3.0, [0, 10, 20]) is None
+    assert S.steps_to(m, 5.0, [0, 10, 20]) == pytest.approx(15.0)
+    assert S.steps_to(m, 3.0, [0, 10, 20]) is None
 
 
 # --- the quick run ----------------------------------------------------------------------------
@@ -256,8 +258,8 @@ def test_measures_by_role_read_every_profile():
                        ("battery_excess_ratio", {"task": "histogram"}), ("best_lr_shift", {})):
         m = M.MEASURES[name](results, **args)
         assert m.value is not None and math.isfinite(m.value), name
-    with pytest.raises(M.MeasureUnavailable):
-        M.battery_excess_ratio(results, "histogram", d_k=12345)
+    with pytest.raises(MeasureUnavailable):
+        battery_measures.battery_excess_ratio(results, "histogram", d_k=12345)
 
 
 def test_evidence_scale_states_parameters_bytes_seeds():

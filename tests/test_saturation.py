@@ -10,7 +10,7 @@ from conftest import judged_claims, quick_results
 from reportgen.claims import catalog
 from reportgen.experiments.saturation import params as sparams
 from reportgen.experiments.saturation.measures import expected_max_normal
-from reportgen.judge import CONFIRMED, CONTRADICTED, UNVERIFIABLE
+from reportgen.verdicts import CONFIRMED, CONTRADICTED, UNVERIFIABLE
 from reportgen.thresholds import THRESHOLDS
 
 

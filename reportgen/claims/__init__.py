@@ -5,20 +5,21 @@ says where the statement is (section, verbatim quote), what the document prints
 (`documented`), the measurement it is judged against (a family's named measure and
 its arguments), the rule with its margin and a one-line justification, the kind of
 claim, and the verdict expected from the last review. `documents.toml` lists the
-documents. `reportgen check --record` rewrites only the `expected*` lines.
+documents. `reportgen check --record` rewrites only the `expected*` lines (expected.py);
+findings.py loads the Findings' prose.
 """
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from reportgen import inputs, limits
+from reportgen.claims.files import claim_files, read
+from reportgen.claims.findings import load_findings
 from reportgen.errors import ConfigError
-from reportgen.judge import VERDICTS
 from reportgen.prose import bad_fields, names
 from reportgen.thresholds import THRESHOLDS, band
+from reportgen.verdicts import VERDICTS
 
 # consistency: a check of a document's own arithmetic on its own numbers (a measured
 # confirmation it is not, and the report counts it apart).
@@ -123,6 +124,7 @@ class Catalog:
 def catalog(folder=None):
     """Documents, claims, not-checkable statements and the Findings' prose of `folder`
     (default: the package's own)."""
+    folder = Path(folder or default_folder())
     claims = tuple(load(folder))
     story, unsaid = load_findings(claims, folder)
     return Catalog(load_documents(folder), claims, tuple(load_unchecked(folder)), story, unsaid)
@@ -140,7 +142,7 @@ def load_documents(folder=None):
     """{document id: Document} in file order; bad entries are one ConfigError."""
     path = Path(folder or default_folder()) / "documents.toml"
     out, problems = {}, []
-    for i, entry in enumerate(_read(path).get("document", []), start=1):
+    for i, entry in enumerate(read(path).get("document", []), start=1):
         where = f"documents.toml document {entry.get('id', f'#{i}')!s:.40}"
         problems += [f"{where}: missing key '{k}'" for k, required in DOC_KEYS.items() if required and k not in entry]
         problems += [f"{where}: unknown key '{k}'" for k in entry if k not in DOC_KEYS]
@@ -167,8 +169,8 @@ def load(folder=None):
     documents = load_documents(folder)
     problems, claims, seen = [], [], set()
     for doc in documents:
-        for path in _files(folder, doc):
-            for i, entry in enumerate(_read(path).get("claim", []), start=1):
+        for path in claim_files(folder, doc):
+            for i, entry in enumerate(read(path).get("claim", []), start=1):
                 where = f"{path.name} claim {entry.get('id', f'#{i}')}"
                 claim, errors = _parse(entry, doc, where)
                 problems += errors
@@ -228,8 +230,8 @@ def load_unchecked(folder=None):
     folder = Path(folder or default_folder())
     out, problems = [], []
     for doc in load_documents(folder):
-        for path in _files(folder, doc):
-            for i, entry in enumerate(_read(path).get("not_checkable", []), start=1):
+        for path in claim_files(folder, doc):
+            for i, entry in enumerate(read(path).get("not_checkable", []), start=1):
                 missing = [k for k in ("section", "quote", "reason") if not entry.get(k)]
                 unknown = [k for k in entry if k not in ("section", "quote", "reason")]
                 if missing or unknown:
@@ -239,79 +241,6 @@ def load_unchecked(folder=None):
     if problems:
         raise ConfigError("claims data: " + "; ".join(problems[:5]))
     return out
-
-
-@dataclass(frozen=True)
-class Beat:
-    """One question of the Findings' story, the statements that answer it, and what to say
-    when they hold, fail, hold in part or stay open (see findings.toml)."""
-
-    question: str
-    claims: tuple
-    holds: str
-    fails: str
-    mixed: str = ""
-    open: str = ""
-    lead: str = ""
-    scale: str = ""  # "<family>.<measure>" whose numbers `scale_text` states: what the evidence rests on
-    scale_text: str = ""  # with {scale} (the measure's value) and {scale:detailN} placeholders
-
-
-@dataclass(frozen=True)
-class Unsaid:
-    """A finding none of the documents states, shown when its first claim's verdict is in `when`."""
-
-    claims: tuple
-    when: tuple
-    text: str
-
-
-_BEAT_KEYS = {"question": True, "claims": True, "holds": True, "fails": True, "mixed": False, "open": False,
-              "lead": False, "scale": False, "scale_text": False}
-_UNSAID_KEYS = {"claims": True, "when": True, "text": True}
-
-
-def load_findings(claims, folder=None):
-    """(story, unsaid) from `findings.toml`; every id and placeholder it names is checked."""
-    path = Path(folder or default_folder()) / "findings.toml"
-    if not path.is_file():
-        return (), ()
-    data = _read(path)
-    ids = {c.id for c in claims}
-    story, unsaid, problems = [], [], []
-    for kind, cls, keys in (("beat", Beat, _BEAT_KEYS), ("unsaid", Unsaid, _UNSAID_KEYS)):
-        for i, entry in enumerate(data.get(kind, []), start=1):
-            where = f"findings.toml {kind} #{i}"
-            problems += [f"{where}: missing key '{k}'" for k, required in keys.items() if required and k not in entry]
-            problems += [f"{where}: unknown key '{k}'" for k in entry if k not in keys]
-            named = list(entry.get("claims", [])) + [n for v in entry.values() if isinstance(v, str) for n in names(v)]
-            problems += [f"{where}: names {n}, which is no claim" for n in named if n not in ids]
-            problems += [f"{where}: {p} is a field reportgen.prose does not fill"
-                         for v in entry.values() if isinstance(v, str) for p in bad_fields(v)]
-            problems += [f"{where}: verdict '{v}' is not one of {', '.join(VERDICTS)}"
-                         for v in entry.get("when", []) if v not in VERDICTS]
-            if not any(p.startswith(where) for p in problems):
-                fields = {k: tuple(v) if isinstance(v, list) else v for k, v in entry.items()}
-                (story if kind == "beat" else unsaid).append(cls(**fields))
-    if problems:
-        raise ConfigError("claims data: " + "; ".join(problems[:5]) + (" …" if len(problems) > 5 else ""))
-    return tuple(story), tuple(unsaid)
-
-
-def _files(folder, doc):
-    """The claims files of one document."""
-    path = folder / f"{doc}.toml"
-    return [path] if path.is_file() else []
-
-
-def _read(path):
-    """A claims file as TOML: bounded, a regular file (a course's folder is input like any other)."""
-    try:
-        return tomllib.loads(inputs.read_text(path, limits.MAX_CLAIMS_BYTES, way_out="give a claims TOML file"))
-    except inputs.InputRefused as exc:
-        raise ConfigError(f"claims data: {exc}") from None
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"claims data: cannot read {path}: {exc}") from None
 
 
 def _parse(entry, doc, where):
@@ -382,69 +311,6 @@ def _parse(entry, doc, where):
         holds=entry.get("holds", ""),
     )
     return claim, []
-
-
-def record(verdicts, profile, folder=None):
-    """Rewrite the expected verdicts of `profile` ({claim id: verdict}); nothing else changes.
-
-    The files are hand-written, so they are edited line by line: inside each claim's
-    block only the `expected` (standard) or `expected_<profile>` line is replaced,
-    added or dropped. Returns the number of claims whose expectation changed.
-    """
-    from reportgen.atomic import write_atomic
-
-    folder = Path(folder or default_folder())
-    changed = 0
-    for doc in load_documents(folder):
-        for path in _files(folder, doc):
-            text = path.read_text(encoding="utf-8")
-            new, n = _rewrite(text, verdicts, profile)
-            if n:
-                write_atomic(path, new)
-                changed += n
-    return changed
-
-
-_BLOCK = re.compile(r"^\[\[claim\]\]\s*$", re.M)
-
-
-def _rewrite(text, verdicts, profile):
-    starts = [m.start() for m in _BLOCK.finditer(text)] + [len(text)]
-    out, changed = [text[: starts[0]]], 0
-    for start, end in zip(starts, starts[1:]):
-        block = text[start:end]
-        entry = tomllib.loads(block)["claim"][0]
-        verdict = verdicts.get(entry.get("id"))
-        if verdict is None:
-            out.append(block)
-            continue
-        standard = entry["expected"]
-        if profile == "standard":
-            want = {"expected": verdict}
-            if entry.get("expected_quick") == verdict:
-                want["expected_quick"] = None
-            if entry.get("expected_full") == verdict:
-                want["expected_full"] = None
-        else:
-            want = {f"expected_{profile}": None if verdict == standard else verdict}
-        new_block = block
-        for key, value in want.items():
-            new_block = _set_line(new_block, key, value)
-        changed += new_block != block
-        out.append(new_block)
-    return "".join(out), changed
-
-
-def _set_line(block, key, value):
-    """Replace, add (after `expected`) or drop the line `key = "…"` of one block."""
-    line = re.compile(rf'^{key} = "[^"]*"\n', re.M)
-    text = f'{key} = "{value}"\n' if value is not None else ""
-    if line.search(block):
-        return line.sub(text, block, count=1)
-    if value is None:
-        return block
-    anchor = re.search(r'^expected = "[^"]*"\n', block, re.M)
-    return block[: anchor.end()] + text + block[anchor.end():]
 
 
 _DELIMITERS = re.compile(r"\\[()\[\]]|[$*`_#>|]")

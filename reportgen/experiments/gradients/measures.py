@@ -9,9 +9,11 @@ import math
 
 import numpy as np
 
-from reportgen.measure import Measurement, MeasureUnavailable
+from reportgen.measure import Measurement, MeasureUnavailable, Measures
 from reportgen.stats import Z, level_z, mean_interval
 from reportgen.thresholds import THRESHOLDS
+
+MEASURES = Measures()  # name -> f(results, **args) -> Measurement, each registered below
 
 DOC_QUANTITIES = {  # result key of 000's table rows -> what 000 prints it as
     "max_prob": "Max probability",
@@ -91,6 +93,7 @@ def layer_row(results, d_k):
 # The measures.
 
 
+@MEASURES.register
 def doc_jacobian(results, scale, quantity):
     """000's Jacobian table recomputed in float64: one printed quantity at one scale."""
     if quantity not in DOC_QUANTITIES:
@@ -102,6 +105,7 @@ def doc_jacobian(results, scale, quantity):
     raise MeasureUnavailable(f"scale {scale} is not one of 000's scales")
 
 
+@MEASURES.register
 def decay_rate_spread(results, quantity="max_element", scales=(5, 10, 20)):
     """How far the ln-decay rates per unit of scale between consecutive scales differ, relative to the first.
 
@@ -117,6 +121,7 @@ def decay_rate_spread(results, quantity="max_element", scales=(5, 10, 20)):
                        "of scale, predicts −0.5 throughout)", digits=3, detail=detail)
 
 
+@MEASURES.register
 def jacobian_agreement(results, against):
     """Largest |closed form − autograd| or |closed form − central differences| over random score vectors."""
     a = results["agreement"]
@@ -130,6 +135,7 @@ def jacobian_agreement(results, against):
                        detail=(("max |difference|", f"{value:.1e}"),))
 
 
+@MEASURES.register
 def uniform_entry(results, entry, atol=1e-12):
     """An entry of the Jacobian at uniform p over m = 4 keys, by autograd, within float64 rounding `atol`."""
     uniform = next(c for c in results["small"]["exercise5"] if c["name"] == "uniform")
@@ -144,6 +150,7 @@ def uniform_entry(results, entry, atol=1e-12):
                        digits=6, detail=(("m", m, 0),))
 
 
+@MEASURES.register
 def small_diagonal(results, case, index):
     """∂p_i/∂s_i = p_i(1 − p_i) of one of 001's examples ('moderate' or 'peaked'), by autograd."""
     c = results["small"][case]
@@ -151,6 +158,7 @@ def small_diagonal(results, case, index):
                        detail=((f"p_{index + 1}", c["probs"][index], 4),))
 
 
+@MEASURES.register
 def small_max_entry(results, case):
     """Largest |J_ij| of one of 001's examples, diagonal or not, by autograd."""
     c = results["small"][case]
@@ -160,6 +168,7 @@ def small_max_entry(results, case):
                                ("on it", f"{max(c['diag']):.1e}")))
 
 
+@MEASURES.register
 def extreme_to_peak(results, norm="frobenius"):
     """Mean ‖J‖ at the largest logit std ÷ its peak over σ, the largest over numbers of keys n."""
     ratios, detail = [], []
@@ -172,6 +181,7 @@ def extreme_to_peak(results, norm="frobenius"):
                        "peak, largest over n", digits=4, detail=tuple(detail))
 
 
+@MEASURES.register
 def dk_norm_ratio(results, d_k, n, norms=("frobenius", "spectral"), level=0.99):
     """Mean ‖J‖ of unscaled q·k ÷ that of q·k/√d_k over n keys; the largest over `norms`, with its interval."""
     rows = {(r["n"], r["d_k"]): r for r in results["dk"]["rows"]}
@@ -187,6 +197,7 @@ def dk_norm_ratio(results, d_k, n, norms=("frobenius", "spectral"), level=0.99):
                        3, tuple((NORM_NAMES[norm], ratios[norm][0]) for norm in norms))
 
 
+@MEASURES.register
 def layer_ratio(results, d_k, keys, combine="max", level=0.99):
     """Gradient norm of one attention layer, unscaled ÷ scaled: the largest (or smallest) over `keys`.
 
@@ -218,6 +229,7 @@ def layer_ratio(results, d_k, keys, combine="max", level=0.99):
                        f"geometric mean of {draws} paired draws, {level:.0%} interval{which}", 3, tuple(detail))
 
 
+@MEASURES.register
 def depth_input_ratio(results):
     """Gradient reaching the stack's input, unscaled ÷ scaled (means over draws): the largest over widths."""
     if not results["depth"]:
@@ -228,6 +240,7 @@ def depth_input_ratio(results):
                        detail=tuple((f"at d = {d}", r) for d, r in ratios.items()))
 
 
+@MEASURES.register
 def depth_failure_violations(results, factor=10):
     """Widths at which the unscaled stack does NOT fail, plus one if failure does not grow with width.
 
@@ -249,24 +262,7 @@ def depth_failure_violations(results, factor=10):
                        digits=0, detail=tuple(detail))
 
 
-MEASURES = {
-    "doc_jacobian": doc_jacobian,
-    "decay_rate_spread": decay_rate_spread,
-    "jacobian_agreement": jacobian_agreement,
-    "uniform_entry": uniform_entry,
-    "small_diagonal": small_diagonal,
-    "small_max_entry": small_max_entry,
-    "extreme_to_peak": extreme_to_peak,
-    "dk_norm_ratio": dk_norm_ratio,
-    "layer_ratio": layer_ratio,
-    "depth_input_ratio": depth_input_ratio,
-    "depth_failure_violations": depth_failure_violations,
-}
-
-
-# --- added for 003's claims --------------------------------------------------------------
-
-
+@MEASURES.register
 def layer_max_weight(results, d_k, scaled=False, level=0.99):
     """Mean largest attention weight of the one-layer measurement's rows (queries against T tokens).
 
@@ -283,12 +279,7 @@ def layer_max_weight(results, d_k, scaled=False, level=0.99):
                         ("std of the softmax input", float(np.mean(row[variant]["logit_std"])), 1)))
 
 
-MEASURES["layer_max_weight"] = layer_max_weight
-
-
-# --- added for 001's claims ("With scaling: softmax outputs are moderate") ------------------
-
-
+@MEASURES.register
 def saturated_row_share(results, variant="scaled"):
     """Share of query rows with max p > saturated_row in the one-layer measurement: the largest over d_k.
 
@@ -302,6 +293,3 @@ def saturated_row_share(results, variant="scaled"):
                        method=f"share of rows with max p > {THRESHOLDS['saturated_row']}, {variant}: the largest over "
                        f"d_k = {min(shares)} … {max(shares)} (at d_k = {d})", digits=4,
                        detail=(("mean largest weight", f"{min(weights.values()):.2f} to {max(weights.values()):.2f}"),))
-
-
-MEASURES["saturated_row_share"] = saturated_row_share

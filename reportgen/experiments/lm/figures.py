@@ -6,9 +6,8 @@ from dataclasses import replace
 import numpy as np
 
 from reportgen.experiments.lm import PART_ATTENTION, PART_BATTERY, PART_SWEEP
-from reportgen.experiments.lm.measures import (
-    Battery, Sweep, alpha_fit, capped, lr_text, mean_entropy, qk_std,
-)
+from reportgen.experiments.lm.battery_measures import Battery
+from reportgen.experiments.lm.sweep import Sweep, alpha_fit, capped, lr_text, mean_entropy, qk_std
 from reportgen.experiments.lm.params import BATTERY_SCALINGS, LABELS, NAMES
 from reportgen.family import Figure
 from reportgen.figures import subplots

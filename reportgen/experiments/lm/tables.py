@@ -6,15 +6,8 @@ import numpy as np
 
 from reportgen.experiments.lm import PART_ATTENTION, PART_BATTERY, PART_CORPUS, PART_SWEEP, PART_VERDICTS
 from reportgen.experiments.lm.baselines import GATE_BITS
-from reportgen.experiments.lm.measures import (
-    Battery,
-    Sweep,
-    alpha_fit,
-    collapsed_share,
-    lr_text,
-    mean_entropy,
-    peak_logit,
-)
+from reportgen.experiments.lm.battery_measures import Battery
+from reportgen.experiments.lm.sweep import Sweep, alpha_fit, collapsed_share, lr_text, mean_entropy, peak_logit
 from reportgen.experiments.lm.params import (
     BATTERY_SCALINGS,
     COLLAPSED_ENTROPY,
@@ -81,7 +74,7 @@ def sweep_table(results):
     rows = []
     for k, v in ordered(s):
         tuned = s.tuned(k, v)
-        div, n = s.diverged_count(k, v)
+        div, n = s.failed_count(k, v)
         rows.append((
             f"{k[0]} / {k[1]} / {s.dk(k)}", LABELS[v], lr_text(tuned), _num(s.best_loss(k, v), 3),
             _num(s.test_bits(k, v), 3), _num(s.test_bits(k, v) - base["bigram"], 3), f"{div} of {n}",

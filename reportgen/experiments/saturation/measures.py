@@ -12,9 +12,11 @@ import numpy as np
 from reportgen import thresholds
 from reportgen.experiments.saturation.params import DOC_FIGURE_LEN, DOC_PARTIAL_SCORES
 from reportgen.thresholds import THRESHOLDS
-from reportgen.measure import Measurement, MeasureUnavailable
+from reportgen.measure import Measurement, MeasureUnavailable, Measures
 from reportgen.rowstats import entropy
 from reportgen.stats import level_z
+
+MEASURES = Measures()  # name -> f(results, **args) -> Measurement, each registered below
 
 
 # ---------------------------------------------------------------- helpers shared with tables and figures
@@ -86,15 +88,18 @@ def _sum_interval(probs, decimals, method):
 # ---------------------------------------------------------------- 000 "Softmax Behavior"
 
 
+@MEASURES.register
 def behavior_prob(results, scale, index):
     """probs[index] of 000's softmax_behavior_demo at one scale (float32, CPU, its own code)."""
     return Measurement(_behavior(results, scale)["probs"][index], method="000's code rerun, float32", digits=6)
 
 
+@MEASURES.register
 def behavior_max_prob(results, scale):
     return Measurement(_behavior(results, scale)["max_prob"], method="000's code rerun, float32", digits=8)
 
 
+@MEASURES.register
 def behavior_sum(results, scale, decimals):
     """The sum of the demo's probabilities, widened by rounding each to the printed `decimals`."""
     probs = _behavior(results, scale)["probs"]
@@ -105,21 +110,25 @@ def behavior_sum(results, scale, decimals):
 # ---------------------------------------------------------------- worked examples
 
 
+@MEASURES.register
 def root(results, d):
     """√d, exact arithmetic (no sampling)."""
     return Measurement(math.sqrt(d), method="√d", digits=4)
 
 
+@MEASURES.register
 def scaled_score(results, example, index):
     """Entry `index` (from 0) of a worked example's scores divided by √d."""
     return Measurement(_example(results, "scaled", example)[index], method="score / √d", digits=4)
 
 
+@MEASURES.register
 def softmax_prob(results, example, index):
     """Entry `index` (from 0) of softmax of a worked example's inputs as printed, in float64."""
     return Measurement(_example(results, "softmax", example)[index], method="float64 softmax", digits=5)
 
 
+@MEASURES.register
 def softmax_sum(results, example, decimals):
     """The sum of a worked example's softmax, widened by rounding each entry to the printed `decimals`."""
     probs = _example(results, "softmax", example)
@@ -127,17 +136,20 @@ def softmax_sum(results, example, decimals):
                                           f"{decimals} decimals sum to within")
 
 
+@MEASURES.register
 def jacobian_max(results, example):
     """Largest |∂p_i/∂s_j| of softmax at a worked example's inputs (J = diag(p) − pp^T)."""
     return Measurement(_example(results, "jacobian_max", example), method="largest |∂p_i/∂s_j|", digits=8)
 
 
+@MEASURES.register
 def top_mass(results, example, k):
     """Mass held by the k largest weights of a worked example's softmax."""
     probs = sorted(_example(results, "softmax", example))
     return Measurement(float(sum(probs[-k:])), method=f"sum of the {k} largest weights", digits=4)
 
 
+@MEASURES.register
 def entropy_gain(results, example, versus):
     """Entropy (nats) of one example's softmax minus that of another's."""
     h, h_versus = entropy(_example(results, "softmax", example)), entropy(_example(results, "softmax", versus))
@@ -146,6 +158,7 @@ def entropy_gain(results, example, versus):
                        detail=(("entropy", h), ("versus", h_versus), (f"ln {n}", math.log(n))))
 
 
+@MEASURES.register
 def partial_weight(results, index):
     """Weight `index` of softmax of 001's three printed scores alone: its upper bound whatever '…' holds.
 
@@ -155,6 +168,7 @@ def partial_weight(results, index):
     return Measurement(p[index], method="upper bound: softmax of the three printed scores alone", digits=4)
 
 
+@MEASURES.register
 def partial_implied(results, index, given_index, given):
     """The weight `index` that the printed weight `given` at `given_index` implies, whatever '…' holds.
 
@@ -176,12 +190,14 @@ def partial_implied(results, index, given_index, given):
 # ---------------------------------------------------------------- 002's matrices
 
 
+@MEASURES.register
 def qkt_matrix(results, scaled=False):
     """Step 3's QK^T from Step 2's q and k (or divided by √3), entry-wise in reading order."""
     ex = results["examples"]
     return Measurement(_flat(ex["qkt_scaled" if scaled else "qkt"]), method="from Step 2's q and k", digits=2)
 
 
+@MEASURES.register
 def qkt_var(results, scaled=False, ddof=0):
     """Variance of the nine entries of QK^T (or of QK^T/√3); ddof 0 is np.var."""
     both = results["examples"]["qkt_scaled_var" if scaled else "qkt_var"]
@@ -190,16 +206,19 @@ def qkt_var(results, scaled=False, ddof=0):
                        detail=(("np.var" if other == 0 else "with n − 1", both[other], 2),))
 
 
+@MEASURES.register
 def original_scaled(results):
     """002's 'Original Matrix' divided by √3, entry-wise in reading order."""
     return Measurement(_flat(results["examples"]["original_scaled"]), method="Original Matrix / √3", digits=2)
 
 
+@MEASURES.register
 def exp_value(results, example, index):
     """exp of entry `index` of a worked example's inputs."""
     return Measurement(_example(results, "exps", example)["exps"][index], method="exp", digits=3)
 
 
+@MEASURES.register
 def exp_sum(results, example):
     return Measurement(_example(results, "exps", example)["sum"], method="sum of exps", digits=3)
 
@@ -218,6 +237,7 @@ def hist_quantile(counts, q):
     return (i + (target - below) / counts[i]) * width if counts[i] else i * width
 
 
+@MEASURES.register
 def mean_max_weight(results, d_k, n, scaled=False, level=0.99):
     """Mean largest attention weight of one query against n keys, with its normal interval.
 
@@ -244,6 +264,7 @@ def _figure(results, key, scaled):
     return results["figure"]["doc_seed"]["stats"][key + ("_scaled" if scaled else "")]
 
 
+@MEASURES.register
 def figure_entropy_share(results, scaled=False):
     """Mean entropy of the seed-42 figure's rows as a share of ln 10 (uniform attention)."""
     h = _figure(results, "mean_entropy", scaled)
@@ -251,12 +272,14 @@ def figure_entropy_share(results, scaled=False):
     return Measurement(h / ln_n, method="mean entropy / ln n", digits=3, detail=(("mean entropy", h),))
 
 
+@MEASURES.register
 def figure_row_max_weight(results, scaled=False):
     """Mean over the seed-42 figure's queries of the row's largest weight."""
     return Measurement(_figure(results, "row_max_weight", scaled), method="mean over queries of the largest weight",
                        digits=3)
 
 
+@MEASURES.register
 def figure_nuance_margin(results, uniform, saturated, scaled=True):
     """How far the seed-42 figure is from both near-uniform and saturated: the smaller margin.
 
@@ -273,6 +296,7 @@ def figure_nuance_margin(results, uniform, saturated, scaled=True):
 # ---------------------------------------------------------------- 001 "Numerical Stability"
 
 
+@MEASURES.register
 def naive_overflow_headroom(results, dtype):
     """Decades between the first score where the naive exp/sum gives inf or NaN and the dtype's largest value.
 
@@ -286,6 +310,7 @@ def naive_overflow_headroom(results, dtype):
                        detail=(("first inf/NaN at x", f"{row['first_failure']:.7g}"),))
 
 
+@MEASURES.register
 def stable_nonfinite(results, dtype):
     """Rows of the max-subtracted softmax with an inf or NaN, for scores up to the dtype's largest value."""
     row = stability_row(results, dtype)
@@ -294,6 +319,7 @@ def stable_nonfinite(results, dtype):
                        detail=(("largest |sum − 1|", f"{row['stable_wide_sum_error']:.2g}"),))
 
 
+@MEASURES.register
 def naive_stable_gap(results, dtype):
     """Largest |naive − stable| in units of the dtype's eps, up to the last score where naive is finite."""
     row = stability_row(results, dtype)
@@ -302,37 +328,7 @@ def naive_stable_gap(results, dtype):
                        detail=(("max |naive − stable|", f"{row['naive_vs_stable']:.3g}"),))
 
 
-MEASURES = {
-    "behavior_prob": behavior_prob,
-    "behavior_max_prob": behavior_max_prob,
-    "behavior_sum": behavior_sum,
-    "root": root,
-    "scaled_score": scaled_score,
-    "softmax_prob": softmax_prob,
-    "softmax_sum": softmax_sum,
-    "jacobian_max": jacobian_max,
-    "top_mass": top_mass,
-    "entropy_gain": entropy_gain,
-    "partial_weight": partial_weight,
-    "partial_implied": partial_implied,
-    "qkt_matrix": qkt_matrix,
-    "qkt_var": qkt_var,
-    "original_scaled": original_scaled,
-    "exp_value": exp_value,
-    "exp_sum": exp_sum,
-    "mean_max_weight": mean_max_weight,
-    "figure_entropy_share": figure_entropy_share,
-    "figure_row_max_weight": figure_row_max_weight,
-    "figure_nuance_margin": figure_nuance_margin,
-    "naive_overflow_headroom": naive_overflow_headroom,
-    "stable_nonfinite": stable_nonfinite,
-    "naive_stable_gap": naive_stable_gap,
-}
-
-
-# --- added for 002's claims ('Poor gradient flow' beside 'Healthy gradient flow') ------
-
-
+@MEASURES.register
 def jacobian_ratio(results, example, versus):
     """Largest |∂p_i/∂s_j| of one worked example's softmax over that of another (J = diag(p) − pp^T)."""
     j, j_versus = _example(results, "jacobian_max", example), _example(results, "jacobian_max", versus)
@@ -340,12 +336,7 @@ def jacobian_ratio(results, example, versus):
                        detail=((example, j, 4), (versus, j_versus, 4)))
 
 
-MEASURES["jacobian_ratio"] = jacobian_ratio
-
-
-# --- added for 000's claims (its printed scaled scores; 'meaningful gradients for all positions') ---
-
-
+@MEASURES.register
 def behavior_scores(results, scale):
     """The scores 000's softmax_behavior_demo prints at one scale: its base scores × scale, in float32."""
     from reportgen.experiments.saturation.params import DOC_BEHAVIOR_BASE
@@ -355,6 +346,7 @@ def behavior_scores(results, scale):
     return Measurement(scores, method="000's base scores × scale, float32", digits=2)
 
 
+@MEASURES.register
 def jacobian_min_diagonal(results, example):
     """Smallest diagonal entry p_i(1 − p_i) of the softmax Jacobian at a worked example's inputs.
 
@@ -365,7 +357,3 @@ def jacobian_min_diagonal(results, example):
     i = min(range(len(diag)), key=diag.__getitem__)
     return Measurement(diag[i], method="smallest p_i(1 − p_i) over the positions", digits=4,
                        detail=((f"at position {i + 1}, p", probs[i], 4),))
-
-
-MEASURES["behavior_scores"] = behavior_scores
-MEASURES["jacobian_min_diagonal"] = jacobian_min_diagonal

@@ -13,8 +13,10 @@ from reportgen.experiments.temperature.params import (
     SDPA_WEIGHTS,
     SHIFTS,
 )
-from reportgen.measure import Measurement, MeasureUnavailable
+from reportgen.measure import Measurement, MeasureUnavailable, Measures
 from reportgen.stats import level_z
+
+MEASURES = Measures()  # name -> f(results, **args) -> Measurement, each registered below
 
 UNIT_ROUNDOFF = 2.0**-24  # float32 unit roundoff u = eps/2 (IEEE 754 binary32, 24-bit significand)
 # What a claim's `impl` argument names in the SDPA comparison.
@@ -87,6 +89,7 @@ def _across_n(results, T, across_n, level, stat):
     return t, n, m, lo, hi, per_n
 
 
+@MEASURES.register
 def largest_weight(results, T, across_n="min", level=0.99):
     """Mean largest softmax(s/T) weight, the smallest (or largest) over n, with its interval."""
     t, n, m, lo, hi, per_n = _across_n(
@@ -98,6 +101,7 @@ def largest_weight(results, T, across_n="min", level=0.99):
                        3, tuple((f"mean at n = {k}", v[0]) for k, v in per_n.items()))
 
 
+@MEASURES.register
 def entropy_share(results, T, across_n="min", level=0.99):
     """Mean entropy of softmax(s/T) as a share of ln n, the smallest (or largest) over n."""
     t, n, m, lo, hi, per_n = _across_n(results, T, across_n, level, share)
@@ -107,6 +111,7 @@ def entropy_share(results, T, across_n="min", level=0.99):
                        5, tuple((f"mean at n = {k}", v[0]) for k, v in per_n.items()))
 
 
+@MEASURES.register
 def one_hot_violations(results, reach="limit_share"):
     """Departures from 'approaches one-hot as scores grow': steps of the T grid where the mean
     largest weight falls as T falls (scores s/T grow), plus lengths n whose mean largest weight
@@ -126,6 +131,7 @@ def one_hot_violations(results, reach="limit_share"):
                                (f"least mean largest weight at T = {t_min:g}", min(cold.values()), 5)))
 
 
+@MEASURES.register
 def t1_max_diff(results):
     """max |softmax(s/1) − softmax(s)| over every row of the sweep."""
     taus = results["sweep"]["taus"]
@@ -134,6 +140,7 @@ def t1_max_diff(results):
                        digits=3, detail=(("unrounded", f"{worst:.2g}"),))
 
 
+@MEASURES.register
 def shift_max_diff(results):
     """max |softmax(s + c) − softmax(s)| for c in SHIFTS, float64."""
     taus = results["sweep"]["taus"]
@@ -143,6 +150,7 @@ def shift_max_diff(results):
                        detail=(("unrounded", f"{worst:.2g}"),))
 
 
+@MEASURES.register
 def tau_exceptions(results, side):
     """Rows of the sweep where τ = 0.5√d_k is not sharper (side 'below') or 2√d_k not softer
     (side 'above') than √d_k: sharper means lower entropy and a higher largest weight."""
@@ -154,6 +162,7 @@ def tau_exceptions(results, side):
                        digits=0, detail=((f"{key} rows", held, 0),))
 
 
+@MEASURES.register
 def balanced_f32_error(results):
     """Largest |divide-after − balanced| score difference (float32), as a share of the rounding bound."""
     worst, at = 0.0, None
@@ -166,6 +175,7 @@ def balanced_f32_error(results):
                        digits=3, detail=(("at d_k", at, 0),))
 
 
+@MEASURES.register
 def balanced_f16_no_gain(results):
     """(d_k, pattern) cases where the balanced form overflows float16 at no larger RMS than divide-after."""
     gains = [np.asarray(r[k]["balanced"]) / np.asarray(r[k]["after"])
@@ -176,6 +186,7 @@ def balanced_f16_no_gain(results):
                        detail=(("least r_balanced / r_after", min(float(g.min()) for g in gains), 3),))
 
 
+@MEASURES.register
 def cosine_excess(results):
     """Largest (|cos| − 1) over random and aligned q, k, as a share of the float32 rounding bound."""
     worst = max((max(r["max_abs_cos"], r["max_cos_aligned"]) - 1) / cosine_bound(r["d_k"])
@@ -184,6 +195,7 @@ def cosine_excess(results):
                        method="largest |score| − 1 in units of (2d_k + 4)u, u = 2^−24, over every d_k", digits=2)
 
 
+@MEASURES.register
 def cosine_scale_change(results):
     """Largest |cos(1000q, k) − cos(q, k)| as a share of the float32 rounding bound."""
     worst = max(r["scale_invariance"] / cosine_bound(r["d_k"]) for r in results["cosine"])
@@ -191,6 +203,7 @@ def cosine_scale_change(results):
                        method="largest change in units of (2d_k + 4)u, u = 2^−24, over every d_k", digits=2)
 
 
+@MEASURES.register
 def sdpa_tolerance_ratio(results, impl):
     """Largest |Δ| / (atol + rtol·|ref|) of one implementation against torch's SDPA, float32."""
     mine = [r for r in results["sdpa"] if r["impl"] == SDPA_IMPLS[impl]]
@@ -201,18 +214,3 @@ def sdpa_tolerance_ratio(results, impl):
                        method=f"{len(mine)} cases on {devices}; torch.testing float32 tolerance "
                        f"{SDPA_ATOL:g} + {SDPA_RTOL:g}·|ref|", digits=3,
                        detail=(("largest |Δ|", f"{max(r['max_abs'] for r in mine):.2g}"),))
-
-
-MEASURES = {
-    "largest_weight": largest_weight,
-    "entropy_share": entropy_share,
-    "one_hot_violations": one_hot_violations,
-    "t1_max_diff": t1_max_diff,
-    "shift_max_diff": shift_max_diff,
-    "tau_exceptions": tau_exceptions,
-    "balanced_f32_error": balanced_f32_error,
-    "balanced_f16_no_gain": balanced_f16_no_gain,
-    "cosine_excess": cosine_excess,
-    "cosine_scale_change": cosine_scale_change,
-    "sdpa_tolerance_ratio": sdpa_tolerance_ratio,
-}

@@ -6,7 +6,7 @@ from dataclasses import replace
 import numpy as np
 
 from reportgen.experiments.training import PART_CURVES, PART_SWEEP, PART_TEMPERATURE
-from reportgen.experiments.training.measures import MAIN, Sweep, lr_text
+from reportgen.experiments.training.sweep import MAIN, Sweep, lr_text
 from reportgen.experiments.training.params import REACH
 from reportgen.family import Figure
 from reportgen.figures import subplots
@@ -35,9 +35,9 @@ def sensitivity_figure(results):
             m, lo, hi = np.array(losses).T
             top.errorbar(lrs, m, yerr=[np.maximum(m - np.maximum(lo, m / 100), 0), hi - m], fmt="-o", ms=3,
                          capsize=2, color=COLORS[v], label=_label(s, v))
-            steps = [s.steps(d, v, lr) for lr in s.lrs]
+            steps = [s.mean_steps(d, v, lr) for lr in s.lrs]
             bottom.plot(lrs, [np.nan if x is None else x for x in steps], "-o", ms=3, color=COLORS[v])
-            best = s.best_lr(d, v)
+            best = s.tuned(d, v)
             alt.append(f"d_k = {d}, {v}: lowest late loss {s.final_loss(d, v, best):.2g} at lr {lr_text(best)}")
         top.set(xscale="log", yscale="log", title=f"d_k = {d}")
         bottom.set(xscale="log", xlabel="Adam learning rate", ylim=(0, results["steps"]))
@@ -70,7 +70,7 @@ def learning_curve_figure(results):
     alt = []
     for ax, d in zip(axes[0], s.dims):
         for v in MAIN:
-            lr = s.best_lr(d, v)
+            lr = s.tuned(d, v)
             steps, m, lo, hi = _curve(s, d, v, lr, "loss")
             ax.plot(steps, m, color=COLORS[v], label=f"{v} ({lr_text(lr)})")
             ax.fill_between(steps, lo, hi, color=COLORS[v], alpha=0.15, lw=0)
@@ -94,7 +94,7 @@ def attention_figure(results):
     fig, (left, right) = subplots(1, 2, height=2.6)
     alt = []
     for v in MAIN:
-        lr = s.best_lr(d, v)
+        lr = s.tuned(d, v)
         steps, ent, elo, ehi = _curve(s, d, v, lr, "entropy")
         left.plot(steps, ent, color=COLORS[v], label=f"{v} (lr {lr_text(lr)})")
         left.fill_between(steps, elo, ehi, color=COLORS[v], alpha=0.15, lw=0)

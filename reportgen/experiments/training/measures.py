@@ -11,158 +11,12 @@ import math
 import numpy as np
 
 from reportgen.experiments.training.params import REACH
-from reportgen.measure import Measurement, MeasureUnavailable
+from reportgen.experiments.training.sweep import Sweep, lr_text, range_text, steps_text, sweep
+from reportgen.measure import Measurement, MeasureUnavailable, Measures
 from reportgen.paired import Conditions, count_measurement, ratio_measurement
-from reportgen.stats import Z, mean_interval
+from reportgen.stats import mean_interval
 
-MAIN = ("scaled", "unscaled", "mup", "learned", "qknorm")  # the five variants of the ablation
-LATE_FRACTION = 4  # 'late' metrics: the mean over the last quarter of the logged windows
-
-
-class Sweep:
-    """The results indexed by (d_k, variant, lr), with the summaries the measures use."""
-
-    def __init__(self, results):
-        self.results = results
-        self.dims = [run["d_k"] for run in results["runs"]]
-        self.lrs = results["lrs"]
-        self.labels = {v["name"]: v["label"] for v in results["variants"]}
-        self.cells = {}
-        for run in results["runs"]:
-            for m in run["models"]:
-                self.cells.setdefault((run["d_k"], m["variant"], m["lr"]), []).append(m)
-
-    def seeds(self, d, variant, lr):
-        return self.cells[(d, variant, lr)]
-
-    def runs(self, d, variant):
-        return [m for lr in self.lrs for m in self.seeds(d, variant, lr)]
-
-    def by_seed(self, d, variant, lr):
-        """The models of one cell ordered by seed: paired, a seed's variants share weights and batches."""
-        return sorted(self.seeds(d, variant, lr), key=lambda m: m["seed"])
-
-    @property
-    def n_seeds(self):
-        return self.results["seeds"]
-
-    def per_seed_stable(self, d, variant):
-        """Per seed, the largest rate with no blow-up or spike (one grid step under the smallest when none)."""
-        step = self.lrs[1] / self.lrs[0]
-        out = []
-        for i in range(self.n_seeds):
-            ok = [lr for lr in self.lrs if not self.unstable(self.by_seed(d, variant, lr)[i])]
-            out.append(max(ok) if ok else min(self.lrs) / step)
-        return out
-
-    def per_seed_unstable(self, d, variant):
-        """Per seed, the share of rates at which the run blew up or spiked."""
-        return [float(np.mean([self.unstable(self.by_seed(d, variant, lr)[i]) for lr in self.lrs]))
-                for i in range(self.n_seeds)]
-
-    def per_seed_steps(self, d, variant, lr):
-        """Per seed, steps to 90% at `lr`; the run's length when a seed never got there (a lower bound)."""
-        return [m["steps_to_90"] or self.results["steps"] for m in self.by_seed(d, variant, lr)]
-
-    @staticmethod
-    def late(m, key):
-        """Mean of a logged curve over the last quarter of training; None if it went non-finite.
-
-        A quarter rather than the last window: unstable runs spike, and one window would let
-        a single spike decide a verdict.
-        """
-        curve = m["curves"][key]
-        tail = curve[-max(1, len(curve) // LATE_FRACTION) :]
-        return None if None in tail else float(np.mean(tail))
-
-    def final_loss(self, d, variant, lr):
-        """Mean late loss over seeds; inf when a seed's loss went non-finite."""
-        losses = [self.late(m, "loss") for m in self.seeds(d, variant, lr)]
-        return math.inf if None in losses else float(np.mean(losses))
-
-    def final_acc(self, d, variant, lr):
-        """Mean late accuracy over seeds, with its interval at stats.LEVEL (a non-finite run counts 0)."""
-        accs = [self.late(m, "acc") or 0.0 for m in self.seeds(d, variant, lr)]
-        return mean_interval(accs, Z)
-
-    def best_lr(self, d, variant):
-        """The rate with the lowest mean late loss: the variant at its tuned rate."""
-        return min(self.lrs, key=lambda lr: self.final_loss(d, variant, lr))
-
-    def most_accurate(self, d, variant):
-        """(mean late accuracy, rate) at the rate where it is highest."""
-        return max((self.final_acc(d, variant, lr)[0], lr) for lr in self.lrs)
-
-    def best_accuracy(self, d, variant):
-        return self.most_accurate(d, variant)[0]
-
-    def steps(self, d, variant, lr):
-        """Mean steps to 90% accuracy over seeds, or None when a seed never got there."""
-        steps = [m["steps_to_90"] for m in self.seeds(d, variant, lr)]
-        return None if None in steps else float(np.mean(steps))
-
-    def fastest(self, d, variant):
-        """(steps, lr): the fewest mean steps to 90% over the rates where every seed got there."""
-        found = [(self.steps(d, variant, lr), lr) for lr in self.lrs if self.steps(d, variant, lr) is not None]
-        return min(found) if found else (None, None)
-
-    def reached_all(self, d, variant):
-        """Whether some rate takes every seed to 90% accuracy."""
-        return self.fastest(d, variant)[0] is not None
-
-    @staticmethod
-    def unstable(m):
-        return m["diverged"] or m["spikes"] > 0
-
-    def unstable_count(self, d, variant):
-        """(unstable runs, runs) over all rates and seeds."""
-        runs = self.runs(d, variant)
-        return sum(map(self.unstable, runs)), len(runs)
-
-    def unstable_fraction(self, d, variant):
-        count, n = self.unstable_count(d, variant)
-        return count / n
-
-    def diverged_count(self, d, variant):
-        """(runs that blew up, runs) over all rates and seeds."""
-        runs = self.runs(d, variant)
-        return sum(m["diverged"] for m in runs), len(runs)
-
-    def largest_stable_lr(self, d, variant):
-        stable = [lr for lr in self.lrs if not any(map(self.unstable, self.seeds(d, variant, lr)))]
-        return max(stable) if stable else None
-
-    def working_lrs(self, d, variant):
-        """Rates at which every seed reaches 90% without a blow-up or spike."""
-        return [
-            lr for lr in self.lrs
-            if all(m["steps_to_90"] is not None and not self.unstable(m) for m in self.seeds(d, variant, lr))
-        ]
-
-
-def lr_text(lr):
-    return "none" if lr is None else f"{lr:.0e}".replace("e-0", "e-")
-
-
-def range_text(lrs):
-    if not lrs:
-        return "none"
-    return lr_text(lrs[0]) if len(lrs) == 1 else f"{lr_text(lrs[0])} … {lr_text(lrs[-1])} ({len(lrs)})"
-
-
-def steps_text(s, d, variant):
-    steps, lr = s.fastest(d, variant)
-    return "never" if steps is None else f"{steps:.0f} steps (lr {lr_text(lr)})"
-
-
-def sweep(results, *dims):
-    """The indexed results; MeasureUnavailable when a d_k a claim names was not trained."""
-    s = Sweep(results)
-    for d in dims:
-        if d not in s.dims:
-            raise MeasureUnavailable(f"d_k = {d} is not trained in this profile ({', '.join(map(str, s.dims))})")
-    return s
-
+MEASURES = Measures()  # name -> f(results, **args) -> Measurement, each registered below
 
 def _sig(x):
     """A ratio of grid values to 6 significant digits (3e-2 / 3e-3 is 10, not 10.000000000000002)."""
@@ -177,7 +31,7 @@ def _slower(s, d, variant, reference, slower):
 
 def _shakier(s, d, variant, reference, margin):
     """Whether `variant`'s share of unstable runs is at least `margin` above `reference`'s."""
-    (cv, n), (cr, _) = s.unstable_count(d, variant), s.unstable_count(d, reference)
+    (cv, n), (cr, _) = s.failed_count(d, variant), s.failed_count(d, reference)
     return (cv - cr) / n >= margin
 
 
@@ -194,6 +48,7 @@ def _unstable_shares(s, variants=("unscaled", "scaled")):
     )
 
 
+@MEASURES.register
 def stable_lr_ratio(results, d_k, variant="unscaled", reference="scaled"):
     """How many times larger `reference`'s largest stable rate is than `variant`'s, paired per seed.
 
@@ -202,7 +57,7 @@ def stable_lr_ratio(results, d_k, variant="unscaled", reference="scaled"):
     grid's top for a seed, the grid does not find its limit: undecided.
     """
     s = sweep(results, d_k)
-    top_r, top_v = s.per_seed_stable(d_k, reference), s.per_seed_stable(d_k, variant)
+    top_r, top_v = s.per_seed_largest_stable(d_k, reference), s.per_seed_largest_stable(d_k, variant)
     edge = sum(t >= max(s.lrs) for t in top_r)
     undecided = (f"{reference} is stable at the grid's largest rate ({lr_text(max(s.lrs))}) for {edge} of "
                  f"{len(top_r)} seeds: the grid does not reach its limit") if edge else ""
@@ -212,6 +67,7 @@ def stable_lr_ratio(results, d_k, variant="unscaled", reference="scaled"):
                                      (variant, " ".join(map(lr_text, top_v)))))
 
 
+@MEASURES.register
 def steps_ratio(results, d_k, variant="unscaled", reference="scaled"):
     """Steps to 90% accuracy of `variant` over `reference`'s, each at its own fastest rate, paired per seed.
 
@@ -233,6 +89,7 @@ def steps_ratio(results, d_k, variant="unscaled", reference="scaled"):
                              detail=((reference, steps_text(s, d_k, reference)), (variant, steps_text(s, d_k, variant))))
 
 
+@MEASURES.register
 def instability_growth_misses(results, d_k, small_d_k, margin, variant="unscaled", reference="scaled"):
     """Conditions of 'unstable for large d_k' that fail (0, 1 or 2), paired over seeds.
 
@@ -240,8 +97,8 @@ def instability_growth_misses(results, d_k, small_d_k, margin, variant="unscaled
     above `reference`'s, and above its own share at `small_d_k`.
     """
     s = sweep(results, d_k, small_d_k)
-    uv, ur, us = s.per_seed_unstable(d_k, variant), s.per_seed_unstable(d_k, reference), \
-        s.per_seed_unstable(small_d_k, variant)
+    uv, ur, us = s.per_seed_failed(d_k, variant), s.per_seed_failed(d_k, reference), \
+        s.per_seed_failed(small_d_k, variant)
     c = Conditions()
     c.add(f"{variant} {margin:.0%} points more unstable than {reference}", [a - b for a, b in zip(uv, ur)], margin)
     c.add(f"more at d_k = {d_k} than at d_k = {small_d_k}", [a - b for a, b in zip(uv, us)], 1e-9)
@@ -261,6 +118,7 @@ def _logit_growth(s, d_k, variant, reference):
     return ((f"peak max |logit| at lr {lr_text(top)}, {variant} ÷ {reference}", peak(variant) / peak(reference), 2),)
 
 
+@MEASURES.register
 def init_entropy_extremity(results, d_k, variant="unscaled", reference="scaled"):
     """How far the first step's attention is from both extremes, as a share of ln(positions).
 
@@ -279,6 +137,7 @@ def init_entropy_extremity(results, d_k, variant="unscaled", reference="scaled")
                                          (f"ln {pairs}", ln_n, 3)))
 
 
+@MEASURES.register
 def error_excess(results, d_k, factor, points, variant="unscaled", reference="scaled"):
     """Late error rate of `variant` minus max(factor × `reference`'s, `reference`'s + points).
 
@@ -289,7 +148,7 @@ def error_excess(results, d_k, factor, points, variant="unscaled", reference="sc
     s = sweep(results, d_k)
     detail = []
     for label, v in ((f"best late accuracy, {reference}", reference), (variant, variant)):
-        tuned = s.best_lr(d_k, v)
+        tuned = s.tuned(d_k, v)
         detail += [(label, f"{100 * s.best_accuracy(d_k, v):.1f}% (late loss at its tuned rate "
                            f"{s.final_loss(d_k, v, tuned):.2g})")]
     return Measurement(_worse_error(s, d_k, variant, reference, factor, points), n=results["seeds"],
@@ -297,6 +156,7 @@ def error_excess(results, d_k, factor, points, variant="unscaled", reference="sc
                        f"{reference}'s + {points:g})", digits=3, detail=tuple(detail))
 
 
+@MEASURES.register
 def best_accuracy(results, d_k, variant="unscaled"):
     """The best mean late accuracy over the rates (mean over seeds, last quarter of training)."""
     s = sweep(results, d_k)
@@ -306,6 +166,7 @@ def best_accuracy(results, d_k, variant="unscaled"):
                                           "yes" if s.reached_all(d_k, variant) else "no"),))
 
 
+@MEASURES.register
 def halt_signs(results, d_k, halted_ratio, variant="unscaled", reference="scaled"):
     """Signs of 'updates halted, does not converge' seen (0, 1 or 2).
 
@@ -313,7 +174,7 @@ def halt_signs(results, d_k, halted_ratio, variant="unscaled", reference="scaled
     `reference` at `reference`'s tuned rate; no rate takes every seed of `variant` to 90%.
     """
     s = sweep(results, d_k)
-    lr = s.best_lr(d_k, reference)
+    lr = s.tuned(d_k, reference)
     moved_r, moved_v = (
         float(np.mean([m["w_q_moved"] if m["w_q_moved"] is not None else np.inf for m in s.seeds(d_k, v, lr)]))
         for v in (reference, variant)
@@ -329,6 +190,7 @@ def halt_signs(results, d_k, halted_ratio, variant="unscaled", reference="scaled
                                 "yes" if reached else "no")))
 
 
+@MEASURES.register
 def blowup_excess(results, d_k, variant="unscaled", reference="scaled"):
     """`variant`'s share of runs that blew up minus `reference`'s, over the rates, paired per seed."""
     s = sweep(results, d_k)
@@ -343,6 +205,7 @@ def blowup_excess(results, d_k, variant="unscaled", reference="scaled"):
                              + _logit_growth(s, d_k, variant, reference))
 
 
+@MEASURES.register
 def not_faster_dims(results, variant="scaled", reference="unscaled"):
     """How many trained d_k where `variant` does not reach 90% in fewer steps than `reference`.
 
@@ -358,6 +221,7 @@ def not_faster_dims(results, variant="scaled", reference="unscaled"):
                                     for d in s.dims))
 
 
+@MEASURES.register
 def unworkable_dims(results, variant="scaled"):
     """How many trained d_k where no rate takes every seed to 90% with no blow-up or spike."""
     s = Sweep(results)
@@ -367,6 +231,7 @@ def unworkable_dims(results, variant="scaled"):
                                     for d in s.dims))
 
 
+@MEASURES.register
 def slow_or_unstable_signs(results, d_k, slower, margin, variant="unscaled", reference="scaled"):
     """Signs of 'slow or unstable' seen (0, 1 or 2).
 
@@ -383,6 +248,7 @@ def slow_or_unstable_signs(results, d_k, slower, margin, variant="unscaled", ref
                                          (reference, f"{s.unstable_fraction(d_k, reference):.0%}")))
 
 
+@MEASURES.register
 def summary_misses(results, d_k, slower, margin, variant="unscaled", reference="scaled"):
     """Halves of 'unstable / slow vs stable / fast' that fail, counted.
 
@@ -402,6 +268,7 @@ def summary_misses(results, d_k, slower, margin, variant="unscaled", reference="
                                          ("d_k where it is not faster", not_faster, 0)))
 
 
+@MEASURES.register
 def worse_signs(results, d_k, factor, points, slower, variant="mup", reference="scaled"):
     """Signs that `variant` trains worse than `reference` (0, 1 or 2).
 
@@ -427,6 +294,7 @@ def worse_signs(results, d_k, factor, points, slower, variant="mup", reference="
                        f"at least {slower:g}× the steps", digits=0, detail=detail)
 
 
+@MEASURES.register
 def multiplier_end(results, d_k, variant="learned"):
     """Where a learnable multiplier ends, × √d_k: geometric mean over rates and seeds."""
     s = sweep(results, d_k)
@@ -437,31 +305,14 @@ def multiplier_end(results, d_k, variant="learned"):
                        method="final multiplier in units of 1/√d_k, geometric mean over rates and seeds", digits=3)
 
 
-MEASURES = {
-    "stable_lr_ratio": stable_lr_ratio,
-    "steps_ratio": steps_ratio,
-    "instability_growth_misses": instability_growth_misses,
-    "init_entropy_extremity": init_entropy_extremity,
-    "error_excess": error_excess,
-    "best_accuracy": best_accuracy,
-    "halt_signs": halt_signs,
-    "blowup_excess": blowup_excess,
-    "not_faster_dims": not_faster_dims,
-    "unworkable_dims": unworkable_dims,
-    "slow_or_unstable_signs": slow_or_unstable_signs,
-    "summary_misses": summary_misses,
-    "worse_signs": worse_signs,
-    "multiplier_end": multiplier_end,
-}
-
-
+@MEASURES.register
 def instability_excess(results, d_k, variant="unscaled", reference="scaled"):
     """`variant`'s share of blow-ups minus `reference`'s, over all rates and seeds; as a view, the
     same difference for unstable runs (a blow-up or a loss spike): 'poor stability' may read either way.
     """
     s = sweep(results, d_k)
-    (bv, n), (br, _) = s.diverged_count(d_k, variant), s.diverged_count(d_k, reference)
-    (uv, _), (ur, _) = s.unstable_count(d_k, variant), s.unstable_count(d_k, reference)
+    (bv, n), (br, _) = (s.failed_count(d_k, v, lambda m: m["diverged"]) for v in (variant, reference))
+    (uv, _), (ur, _) = s.failed_count(d_k, variant), s.failed_count(d_k, reference)
 
     def calm(v):
         ok = [lr for lr in s.lrs if not any(m["diverged"] for m in s.seeds(d_k, v, lr))]
@@ -479,12 +330,7 @@ def instability_excess(results, d_k, variant="unscaled", reference="scaled"):
                        views=(("share of unstable runs (blow-up or spike), difference", (uv - ur) / n),))
 
 
-MEASURES["instability_excess"] = instability_excess
-
-
-# --- added for 003's claims --------------------------------------------------------------
-
-
+@MEASURES.register
 def slowdown_growth(results, d_k, small_d_k, variant="unscaled", reference="scaled"):
     """How many times `variant`'s slowdown against `reference` at d_k exceeds that at small_d_k.
 
@@ -505,12 +351,7 @@ def slowdown_growth(results, d_k, small_d_k, variant="unscaled", reference="scal
                        + _unstable_shares(s, (variant, reference)))
 
 
-MEASURES["slowdown_growth"] = slowdown_growth
-
-
-# --- added for 000's claims ('near-uniform attention' when dividing by d_k) -----------------
-
-
+@MEASURES.register
 def init_entropy_share(results, d_k, variant="mup", level=0.99):
     """First-step attention entropy of `variant` as a share of ln(positions): 1 is uniform, 0 one-hot.
 
@@ -531,6 +372,3 @@ def init_entropy_share(results, d_k, variant="mup", level=0.99):
                        f"{results['task']['pairs']}, {variant}", 3,
                        (("initial entropy share, scaled", float(np.mean([x["initial_entropy"] for x in
                                                                         s.runs(d_k, "scaled")])) / ln_n, 3),))
-
-
-MEASURES["init_entropy_share"] = init_entropy_share

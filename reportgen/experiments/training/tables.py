@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from reportgen.experiments.training import PART_CURVES, PART_SWEEP, PART_TEMPERATURE, PART_VERDICTS
-from reportgen.experiments.training.measures import MAIN, Sweep, lr_text, range_text
+from reportgen.experiments.training.sweep import MAIN, Sweep, lr_text, range_text
 from reportgen.experiments.training.params import BLOWUP, REACH, SPIKE_NATS, SPIKE_SMOOTHING
 from reportgen.family import ClaimTable, Table
 from reportgen.stats import LEVEL_LABEL
@@ -25,7 +25,7 @@ def sweep_table(results):
     rows = []
     for d in s.dims:
         for v in MAIN:
-            lr = s.best_lr(d, v)
+            lr = s.tuned(d, v)
             acc, lo, hi = s.final_acc(d, v, lr)
             lo, hi = max(lo, 0.0), min(hi, 1.0)
             steps, fast_lr = s.fastest(d, v)
@@ -62,7 +62,7 @@ def curves_table(results):
     rows = []
     for d in s.dims:
         for v in MAIN:
-            lr = s.best_lr(d, v)
+            lr = s.tuned(d, v)
             seeds = s.seeds(d, v, lr)
 
             def mean_of(key, at):

@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from reportgen.experiments.variance.params import DOC_DEMOS, DOC_RANGE_DIMS, INITS
-from reportgen.measure import Measurement, MeasureUnavailable
+from reportgen.measure import Measurement, MeasureUnavailable, Measures
 from reportgen.stats import (
     level_z,
     mean_interval,
@@ -14,6 +14,8 @@ from reportgen.stats import (
     variance_se,
     wilson_interval,
 )
+
+MEASURES = Measures()  # name -> f(results, **args) -> Measurement, each registered below
 
 # What each divisor of 000 "Why √d_k Specifically?" divides q·k by.
 DIVISORS = {
@@ -90,6 +92,7 @@ def kurtosis_interval(row, z):
     return b2 / factor - 3, b2 * factor - 3
 
 
+@MEASURES.register
 def var_qk(results, d_k, divide_by="1", level=0.99):
     """Var(q·k / c) for c in DIVISORS, with the kurtosis-corrected interval."""
     row = sweep_row(results, d_k)
@@ -99,6 +102,7 @@ def var_qk(results, d_k, divide_by="1", level=0.99):
                        f"{level:.0%} CI of the measurement (excess kurtosis 6/d_k)", 3 if c2 == 1 else 4)
 
 
+@MEASURES.register
 def std_qk(results, d_k, level=0.99):
     row = sweep_row(results, d_k)
     lo, hi = var_interval(row, level_z(level))
@@ -106,6 +110,7 @@ def std_qk(results, d_k, level=0.99):
                        f"{level:.0%} CI of the measurement", 3)
 
 
+@MEASURES.register
 def kurtosis_qk(results, d_k, level=0.99):
     row = sweep_row(results, d_k)
     lo, hi = kurtosis_interval(row, level_z(level))
@@ -114,6 +119,7 @@ def kurtosis_qk(results, d_k, level=0.99):
                        3, (("6/d_k", 6 / d_k),))
 
 
+@MEASURES.register
 def var_unit(results, d, level=0.99):
     """Var(u·v) for random unit vectors u, v in R^d."""
     row = sweep_row(results, d)
@@ -121,6 +127,7 @@ def var_unit(results, d, level=0.99):
     return Measurement(row["unit_var"], lo, hi, row["n"], f"{level:.0%} CI of the measurement", 6)
 
 
+@MEASURES.register
 def beyond(results, d_k, magnitude, level=0.99):
     """P(|q·k| > magnitude) with a Wilson interval; magnitude 20 or 40."""
     row = sweep_row(results, d_k)
@@ -132,6 +139,7 @@ def beyond(results, d_k, magnitude, level=0.99):
                        ((f"P(|q·k| > {other})", p_other),))
 
 
+@MEASURES.register
 def sample_var(results, d_k, samples, divide_by="1", level=0.99):
     """Where a variance from `samples` pairs falls: this run's estimate ± both sampling errors.
 
@@ -150,11 +158,13 @@ def sample_var(results, d_k, samples, divide_by="1", level=0.99):
                        .replace(",", " "), digits)
 
 
+@MEASURES.register
 def root(results, d_k, times=1):
     """times·√d_k, exact arithmetic (no sampling)."""
     return Measurement(times * math.sqrt(d_k), method=f"{times}·√d_k" if times != 1 else "√d_k", digits=4)
 
 
+@MEASURES.register
 def scaled_from_printed(results, d_k, unscaled):
     """The document's own unscaled variance divided by d_k, with both printed roundings."""
     u = float(unscaled)
@@ -164,6 +174,7 @@ def scaled_from_printed(results, d_k, unscaled):
                        "the document's own unscaled value divided by d_k, with both roundings", 5)
 
 
+@MEASURES.register
 def range_max(results, d, level=0.99):
     """Largest |q·k| among 002's 1,000 pairs: this run, and the central range over repeats."""
     rows = {r["d"]: r for r in results["ranges"]}
@@ -177,6 +188,7 @@ def range_max(results, d, level=0.99):
                        interval="of runs")
 
 
+@MEASURES.register
 def proportional_misses(results, level=0.99):
     """How many of 002's dimensions have Var/d's interval (mean over repeats) excluding 1."""
     z = level_z(level)
@@ -190,6 +202,7 @@ def proportional_misses(results, level=0.99):
                        digits=0, detail=tuple(detail))
 
 
+@MEASURES.register
 def init_component_var(results, init, d_model, d_k, level=0.99):
     """Var(q_i) of q = W_q x under one initialization, mean over weight draws."""
     for row in results["init"]:
@@ -201,6 +214,7 @@ def init_component_var(results, init, d_model, d_k, level=0.99):
     raise MeasureUnavailable(f"no {init} draw at d_model = {d_model}, d_k = {d_k}")
 
 
+@MEASURES.register
 def demo_var(results, demo, scaled=False, level=0.99):
     """Raw (or /d_k) score variance one run of a small demo prints, and where 99% of runs land."""
     names = [name for name, _ in DOC_DEMOS]
@@ -214,25 +228,7 @@ def demo_var(results, demo, scaled=False, level=0.99):
                        interval="of runs")
 
 
-MEASURES = {
-    "var_qk": var_qk,
-    "std_qk": std_qk,
-    "kurtosis_qk": kurtosis_qk,
-    "var_unit": var_unit,
-    "beyond": beyond,
-    "sample_var": sample_var,
-    "root": root,
-    "scaled_from_printed": scaled_from_printed,
-    "range_max": range_max,
-    "proportional_misses": proportional_misses,
-    "init_component_var": init_component_var,
-    "demo_var": demo_var,
-}
-
-
-# --- added for 003's claims --------------------------------------------------------------
-
-
+@MEASURES.register
 def demo_mean_var(results, demo, scaled=False, level=0.99):
     """Mean over repeats of the raw (or /d_k) score variance a small demo prints, with its interval.
 
@@ -251,9 +247,7 @@ def demo_mean_var(results, demo, scaled=False, level=0.99):
                                 (f"central {level:.0%} of single runs", f"{q_lo:.{digits}f} to {q_hi:.{digits}f}")))
 
 
-MEASURES["demo_mean_var"] = demo_mean_var
-
-
+@MEASURES.register
 def var_growth_exponent(results, level=0.99):
     """Exponent b of Var(q·k) ∝ d_k^b over the whole sweep: the slope of ln Var on ln d_k.
 
@@ -278,9 +272,7 @@ def var_growth_exponent(results, level=0.99):
                                          f"{max(r['var'] / r['d_k'] for r in rows):.3f}"),))
 
 
-MEASURES["var_growth_exponent"] = var_growth_exponent
-
-
+@MEASURES.register
 def std_order_overlaps(results, level=0.99):
     """Neighbouring d_k of the sweep whose intervals of the score std are not strictly ordered."""
     z = level_z(level)
@@ -292,12 +284,7 @@ def std_order_overlaps(results, level=0.99):
                        detail=tuple((f"std(q·k) at d_k = {row['d_k']}", math.sqrt(row["var"]), 2) for row in rows))
 
 
-MEASURES["std_order_overlaps"] = std_order_overlaps
-
-
-# --- added for 001's claims (E[XY], E[(XY)²], the law at every d_k, scores at initialization) ---
-
-
+@MEASURES.register
 def mean_qk(results, d_k, level=0.99):
     """E[q·k] at one d_k of the sweep, with its normal interval (mean ± z·√(Var/n))."""
     row = sweep_row(results, d_k)
@@ -307,6 +294,7 @@ def mean_qk(results, d_k, level=0.99):
                        (("std of q·k", math.sqrt(row["var"])),))
 
 
+@MEASURES.register
 def second_moment_qk(results, d_k, level=0.99):
     """E[(q·k)²] = Var(q·k) + E[q·k]² at one d_k, with the variance's interval (excess kurtosis 6/d_k)."""
     row = sweep_row(results, d_k)
@@ -323,6 +311,7 @@ def _farthest(cells, target):
     return max(pool, key=lambda c: max(abs(c[1] - target), abs(c[2] - target)))
 
 
+@MEASURES.register
 def var_ratio_worst(results, level=0.99):
     """Var(q·k)/d_k (= Var(q·k/√d_k)) at the sweep's d_k that departs most from 1, with its interval.
 
@@ -341,6 +330,7 @@ def var_ratio_worst(results, level=0.99):
                                                          f"{max(c[0] for c in cells):.3f}"),))
 
 
+@MEASURES.register
 def mean_worst(results, level=0.99):
     """E[q·k]/√d_k (the mean in units of its standard deviation) at the sweep's d_k farthest from 0.
 
@@ -359,6 +349,7 @@ def mean_worst(results, level=0.99):
                        f"the farthest from 0 of d_k = {rows[0]['d_k']} … {rows[-1]['d_k']}", 4)
 
 
+@MEASURES.register
 def init_score_var(results, init, d_model, d_k, level=0.99):
     """Var(q·k/√d_k) = Var(q·k)/d_k for q = W_q x, k = W_k x' under one initialization, mean over weight draws."""
     for row in results["init"]:
@@ -370,16 +361,7 @@ def init_score_var(results, init, d_model, d_k, level=0.99):
     raise MeasureUnavailable(f"no {init} draw at d_model = {d_model}, d_k = {d_k}")
 
 
-MEASURES["mean_qk"] = mean_qk
-MEASURES["second_moment_qk"] = second_moment_qk
-MEASURES["var_ratio_worst"] = var_ratio_worst
-MEASURES["mean_worst"] = mean_worst
-MEASURES["init_score_var"] = init_score_var
-
-
-# --- added for 000's claims (E[u·v] = 0; unit vectors 'increasingly orthogonal') ----------
-
-
+@MEASURES.register
 def mean_unit(results, d, level=0.99):
     """E[u·v] for random unit vectors u, v in R^d, with its normal interval (mean ± z·√(Var/n))."""
     row = sweep_row(results, d)
@@ -389,6 +371,7 @@ def mean_unit(results, d, level=0.99):
                        (("std of u·v", math.sqrt(row["unit_var"]), 4),))
 
 
+@MEASURES.register
 def unit_var_not_falling(results, level=0.99):
     """Neighbouring d of the sweep whose intervals of Var(u·v) are not strictly falling (the larger d wholly below).
 
@@ -402,7 +385,3 @@ def unit_var_not_falling(results, level=0.99):
                        "that overlap or rise", digits=0,
                        detail=tuple((f"std of u·v at d = {row['d_k']}", math.sqrt(row["unit_var"]), 4)
                                     for row in rows if row["d_k"] in (1, 16, 64, 512, 4096)))
-
-
-MEASURES["mean_unit"] = mean_unit
-MEASURES["unit_var_not_falling"] = unit_var_not_falling

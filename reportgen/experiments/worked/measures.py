@@ -22,8 +22,10 @@ from reportgen.experiments.worked.params import (
     WORDS,
 )
 from reportgen.formatting import fmt
-from reportgen.measure import Measurement, MeasureUnavailable
+from reportgen.measure import Measurement, MeasureUnavailable, Measures
 from reportgen.stats import level_z, variance_interval, wilson_interval
+
+MEASURES = Measures()  # name -> f(results, **args) -> Measurement, each registered below
 
 
 def _vec(values, digits=None):
@@ -53,6 +55,7 @@ def _approx(value, rel, printed_digits, digits, method, detail=()):
 # --- 002's "Money Bank Grows" example ------------------------------------------------
 
 
+@MEASURES.register
 def projection(results, word, weight):
     """A Step 2 vector from Step 1's inputs: E·W (E a row), or W·E (E a column) as the other reading."""
     conventions = results["money_bank"]["projections"][weight]
@@ -67,6 +70,7 @@ def projection(results, word, weight):
     )
 
 
+@MEASURES.register
 def dot_terms(results, query, key):
     """q·k from Step 2's stated vectors, written out: q_1, k_1, q_2, k_2, q_3, k_3, then the sum."""
     dot = results["money_bank"]["dots"][f"{query}·{key}"]
@@ -74,12 +78,14 @@ def dot_terms(results, query, key):
     return Measurement(value, method="the terms q_i × k_i of Step 2's stated vectors, then their sum", digits=0)
 
 
+@MEASURES.register
 def printed_over_dk(results, printed):
     """A variance the document prints, divided by 002's d_k = 3: Var(X/√3) = Var(X)/3."""
     value = float(Fraction(printed) / DOC_002_D_K)
     return Measurement(value, method=f"the document's own {printed} ÷ {DOC_002_D_K}", digits=4)
 
 
+@MEASURES.register
 def step3_weight(results, extreme="max", rel=None, printed_digits=2):
     """The largest (or smallest) softmax weight over the rows of Step 3's QKᵀ, unscaled."""
     rows = results["money_bank"]["step3_softmax"]
@@ -90,6 +96,7 @@ def step3_weight(results, extreme="max", rel=None, printed_digits=2):
                    detail)
 
 
+@MEASURES.register
 def entropy_not_rising(results):
     """Rows of Step 3's QKᵀ whose softmax entropy does not rise when the scores are divided by √3."""
     mb = results["money_bank"]
@@ -101,6 +108,7 @@ def entropy_not_rising(results):
                        detail=detail)
 
 
+@MEASURES.register
 def percent(results, key, scaled=False):
     """Row 1 of the comparison's matrix through softmax, as a percentage: money → key."""
     mb = results["money_bank"]
@@ -114,6 +122,7 @@ def percent(results, key, scaled=False):
     return Measurement(value, method=f"100·softmax({_vec(row)})", digits=3, detail=((label, route, 4),))
 
 
+@MEASURES.register
 def tens_variance(results, divided=False):
     """Var of [10, 20, …, 70] (or of it divided by 10), dividing by n as np.var."""
     v = results["variance_arithmetic"]["tens_scaled" if divided else "tens"]
@@ -127,11 +136,13 @@ def _dim(results, d):
     raise MeasureUnavailable(f"002 works no {d}D example")
 
 
+@MEASURES.register
 def inverse_root(results, d):
     """1/√d."""
     return Measurement(_dim(results, d)["factor"], method=f"1/√{d}", digits=5)
 
 
+@MEASURES.register
 def scaled_variance(results, d, factor="printed", rel=None, printed_digits=2):
     """002's dD variance times (1/√d)²: with the factor as it prints it, or with 1/d exactly."""
     row = _dim(results, d)
@@ -148,6 +159,7 @@ def scaled_variance(results, d, factor="printed", rel=None, printed_digits=2):
     return m
 
 
+@MEASURES.register
 def variance_ratio(results, d, rel=None, printed_digits=0):
     """002's dD variance divided by its 1D variance."""
     return _approx(_dim(results, d)["ratio_to_1d"], rel, printed_digits, 3, f"{d}D variance ÷ 1D variance")
@@ -156,6 +168,7 @@ def variance_ratio(results, d, rel=None, printed_digits=0):
 # --- 000's table of models -------------------------------------------------------------
 
 
+@MEASURES.register
 def head_dim(results, model, size=None):
     """d_k = d_model / heads of a published configuration."""
     for row in results["models"]:
@@ -169,6 +182,7 @@ def head_dim(results, model, size=None):
     raise MeasureUnavailable(f"no single published configuration {model} {size or ''}".strip())
 
 
+@MEASURES.register
 def root(results, d_k):
     """√d_k: the standard deviation of unscaled scores with unit-variance components."""
     return Measurement(math.sqrt(d_k), method="√d_k", digits=2)
@@ -199,6 +213,7 @@ def _variant(scaled):
     return "scaled" if scaled else "unscaled"
 
 
+@MEASURES.register
 def max_weight(results, d_k, scaled=False, level=0.99):
     """Mean largest softmax weight of a row (one query, ROW_KEYS keys), with its interval."""
     c = rows_cell(results, d_k)
@@ -207,6 +222,7 @@ def max_weight(results, d_k, scaled=False, level=0.99):
                        f"{level:.0%} CI of the mean largest weight, {_variant(scaled)}, n = {ROW_KEYS} keys", 3)
 
 
+@MEASURES.register
 def vanished_share(results, d_k, scaled=False, level=0.99):
     """Share of rows whose softmax Jacobian has every entry below VANISHED_JACOBIAN, with a Wilson interval."""
     c = rows_cell(results, d_k)
@@ -218,6 +234,7 @@ def vanished_share(results, d_k, scaled=False, level=0.99):
                        f"{VANISHED_JACOBIAN:g}, {variant}", 4, (("mean Frobenius norm of J", fro, 4),))
 
 
+@MEASURES.register
 def var_law_misses(results, scaled=False, level=0.99):
     """d_k at which the interval of Var(q·k) excludes d_k (of Var(q·k/√d_k), excludes 1)."""
     z = level_z(level)
@@ -233,6 +250,7 @@ def var_law_misses(results, scaled=False, level=0.99):
                        detail=tuple(detail))
 
 
+@MEASURES.register
 def var_order_overlaps(results, level=0.99):
     """Neighbouring d_k whose Var(q·k) intervals are not strictly ordered (the larger d_k wholly above)."""
     z = level_z(level)
@@ -244,6 +262,7 @@ def var_order_overlaps(results, level=0.99):
                        digits=0, detail=detail)
 
 
+@MEASURES.register
 def max_weight_spread(results, scaled=True, level=0.99):
     """Width of the band holding the intervals of the mean largest weight at every d_k."""
     z = level_z(level)
@@ -255,30 +274,7 @@ def max_weight_spread(results, scaled=True, level=0.99):
                        digits=3, detail=detail)
 
 
-MEASURES = {
-    "projection": projection,
-    "dot_terms": dot_terms,
-    "printed_over_dk": printed_over_dk,
-    "step3_weight": step3_weight,
-    "entropy_not_rising": entropy_not_rising,
-    "percent": percent,
-    "tens_variance": tens_variance,
-    "inverse_root": inverse_root,
-    "scaled_variance": scaled_variance,
-    "variance_ratio": variance_ratio,
-    "head_dim": head_dim,
-    "root": root,
-    "max_weight": max_weight,
-    "vanished_share": vanished_share,
-    "var_law_misses": var_law_misses,
-    "var_order_overlaps": var_order_overlaps,
-    "max_weight_spread": max_weight_spread,
-}
-
-
-# --- added for 003's claims (equivalence margins, 'regardless of head size') ----------
-
-
+@MEASURES.register
 def var_law_ratio(results, level=0.99):
     """Var(q·k)/d_k (the same number as Var(q·k/√d_k)) at the d_k that departs most from 1, with its interval.
 
@@ -301,6 +297,7 @@ def var_law_ratio(results, level=0.99):
                        tuple((f"Var(q·k)/d_k at d_k = {x[0]}", x[1], 3) for x in cells))
 
 
+@MEASURES.register
 def max_weight_top(results, scaled=True, level=0.99):
     """The largest mean largest softmax weight over the rows' d_k, with that d_k's interval."""
     z = level_z(level)
@@ -313,13 +310,7 @@ def max_weight_top(results, scaled=True, level=0.99):
                        tuple((f"at d_k = {dk}", ci[0], 3) for dk, ci, _ in cis))
 
 
-MEASURES["var_law_ratio"] = var_law_ratio
-MEASURES["max_weight_top"] = max_weight_top
-
-
-# --- added for 002's claims (Step 1's 'Expected variance = 3 × Var(X)') ----------------
-
-
+@MEASURES.register
 def score_var(results, d_k, level=0.99):
     """Var(q·k) of the random rows at one d_k (q, k with N(0, 1) components), with its interval.
 
@@ -331,9 +322,7 @@ def score_var(results, d_k, level=0.99):
                        f"{level:.0%} interval (excess kurtosis 6/d_k) of Var(q·k) over {c['rows']} rows", 3)
 
 
-MEASURES["score_var"] = score_var
-
-
+@MEASURES.register
 def jacobian_norm_ratio(results, d_k, level=0.99):
     """Mean Frobenius norm of the rows' softmax Jacobian, unscaled ÷ scaled, with a delta-method interval.
 
@@ -350,6 +339,3 @@ def jacobian_norm_ratio(results, d_k, level=0.99):
                        f"{level:.0%} delta-method interval of the ratio of mean ‖J‖_F over {n} rows, "
                        f"n = {ROW_KEYS} keys", 3,
                        (("mean ‖J‖_F, unscaled", u["mean"], 4), ("scaled", s["mean"], 4)))
-
-
-MEASURES["jacobian_norm_ratio"] = jacobian_norm_ratio

@@ -1,0 +1,66 @@
+"""The Findings' prose as data (findings.toml): the story's questions and what none of the documents says."""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from reportgen.claims.files import read
+from reportgen.errors import ConfigError
+from reportgen.prose import bad_fields, names
+from reportgen.verdicts import VERDICTS
+
+
+@dataclass(frozen=True)
+class Beat:
+    """One question of the Findings' story, the statements that answer it, and what to say
+    when they hold, fail, hold in part or stay open (see findings.toml)."""
+
+    question: str
+    claims: tuple
+    holds: str
+    fails: str
+    mixed: str = ""
+    open: str = ""
+    lead: str = ""
+    scale: str = ""  # "<family>.<measure>" whose numbers `scale_text` states: what the evidence rests on
+    scale_text: str = ""  # with {scale} (the measure's value) and {scale:detailN} placeholders
+
+
+@dataclass(frozen=True)
+class Unsaid:
+    """A finding none of the documents states, shown when its first claim's verdict is in `when`."""
+
+    claims: tuple
+    when: tuple
+    text: str
+
+
+_BEAT_KEYS = {"question": True, "claims": True, "holds": True, "fails": True, "mixed": False, "open": False,
+              "lead": False, "scale": False, "scale_text": False}
+_UNSAID_KEYS = {"claims": True, "when": True, "text": True}
+
+
+def load_findings(claims, folder):
+    """(story, unsaid) from `folder`'s `findings.toml`; every id and placeholder it names is checked."""
+    path = Path(folder) / "findings.toml"
+    if not path.is_file():
+        return (), ()
+    data = read(path)
+    ids = {c.id for c in claims}
+    story, unsaid, problems = [], [], []
+    for kind, cls, keys in (("beat", Beat, _BEAT_KEYS), ("unsaid", Unsaid, _UNSAID_KEYS)):
+        for i, entry in enumerate(data.get(kind, []), start=1):
+            where = f"findings.toml {kind} #{i}"
+            problems += [f"{where}: missing key '{k}'" for k, required in keys.items() if required and k not in entry]
+            problems += [f"{where}: unknown key '{k}'" for k in entry if k not in keys]
+            named = list(entry.get("claims", [])) + [n for v in entry.values() if isinstance(v, str) for n in names(v)]
+            problems += [f"{where}: names {n}, which is no claim" for n in named if n not in ids]
+            problems += [f"{where}: {p} is a field reportgen.prose does not fill"
+                         for v in entry.values() if isinstance(v, str) for p in bad_fields(v)]
+            problems += [f"{where}: verdict '{v}' is not one of {', '.join(VERDICTS)}"
+                         for v in entry.get("when", []) if v not in VERDICTS]
+            if not any(p.startswith(where) for p in problems):
+                fields = {k: tuple(v) if isinstance(v, list) else v for k, v in entry.items()}
+                (story if kind == "beat" else unsaid).append(cls(**fields))
+    if problems:
+        raise ConfigError("claims data: " + "; ".join(problems[:5]) + (" …" if len(problems) > 5 else ""))
+    return tuple(story), tuple(unsaid)

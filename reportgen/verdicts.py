@@ -1,0 +1,143 @@
+"""What a verdict is: its five words, a judged claim, and a measurement as a verdict row prints it.
+
+reportgen.judge decides verdicts; this module only names them and carries them (Judged), so
+that what reads verdicts (the claims loader, the report, drift, errata) needs no rule.
+"""
+
+import math
+from dataclasses import dataclass
+
+from reportgen.formatting import fmt, fmt_interval, parse_printed
+from reportgen.measure import Measurement
+
+CONFIRMED = "confirmed"
+PARTLY = "partly"
+CONTRADICTED = "contradicted"
+INCONCLUSIVE = "inconclusive"
+UNVERIFIABLE = "unverifiable"
+VERDICTS = (CONFIRMED, PARTLY, CONTRADICTED, INCONCLUSIVE, UNVERIFIABLE)
+MINOR, MATERIAL = "minor", "material"
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A claim, the measurement it was judged on, and the verdict with its reasons as text."""
+
+    claim: object  # reportgen.claims.Claim
+    measurement: Measurement | None
+    verdict: str
+    measured: str  # the measurement as the report prints it
+    tolerance: str  # the rule applied, with its numbers
+    sentence: str = ""  # the verdict in one plain sentence
+    severity: str | None = None  # contradicted only: material or minor
+    setups: tuple = ()  # summary: the Judged of each setup
+    correct: str = ""  # contradicted or partly: the correct statement, its numbers filled in (reportgen.prose)
+    quote_state: str = "unread"  # whether the quote is in the document's text now (reportgen.documents)
+
+    @property
+    def id(self):
+        return self.claim.id
+
+    @property
+    def documented(self):
+        d = self.claim.documented
+        return d if isinstance(d, str) else "[" + ", ".join(d) + "]"
+
+    def to_json(self):
+        c = self.claim
+        return {
+            "id": c.id,
+            "doc": c.doc,
+            "section": c.section,
+            "quote": c.quote,
+            "label": c.label,
+            "kind": c.kind,
+            "documented": c.documented,
+            "documented_value": documented_value(c),
+            "measure": {"name": c.measure, "args": c.args} if c.measure else None,
+            "measurement": self.measurement.to_json() if self.measurement else None,
+            "measured": self.measured,
+            "rule": c.rule,
+            "tolerance": self.tolerance,
+            "verdict": self.verdict,
+            "severity": self.severity,
+            "sentence": self.sentence,
+            "correct": self.correct,
+            "setups": [s.id for s in self.setups],
+            "table": c.table,
+            "quote_state": self.quote_state,
+        }
+
+
+def documented_value(claim):
+    """The documented number a rule compares with, or None (printed vectors, words)."""
+    if claim.value is not None:
+        return claim.value
+    if isinstance(claim.documented, str):
+        return parse_printed(claim.documented)
+    return None
+
+
+def measured_text(m, digits=None):
+    """'1.002 (99% CI [0.95, 1.05]); P(x) = 0.1' from a measurement's numbers.
+
+    A value with an interval is printed to the precision the interval supports (never more
+    than the measure's own digits); an interval too wide to mean anything says so.
+    """
+    digits = m.digits if digits is None else digits
+    if isinstance(m.value, (tuple, list)):
+        text = "[" + ", ".join(fmt(v, digits) for v in m.value) + "]"
+    elif m.value is None:
+        text = "—"
+    elif too_few(m):
+        text = fmt(m.value, digits) + f" ({TOO_FEW})"
+    else:
+        shown_digits = min(digits, supported_digits(m.hi - m.lo, digits)) if has_interval(m) else digits
+        text = fmt(m.value, shown_digits)
+        if has_interval(m):
+            text += f" ({interval_label(m)}{fmt_interval(m.lo, m.hi, shown_digits)})"
+    return text + details_text(m, digits)
+
+
+TOO_FEW = "too few draws to decide"
+
+
+def interval_label(m):
+    """'99% CI ', '99% of runs in ' or 'range ': what a measurement's [lo, hi] is."""
+    if not m.level:
+        return "range "
+    return f"{m.level:.0%} CI " if m.interval == "CI" else f"{m.level:.0%} of runs in "
+
+
+def has_interval(m):
+    return (not isinstance(m.value, (tuple, list)) and finite(m.lo) and finite(m.hi))
+
+
+def too_few(m):
+    """An interval from so few draws, or so wide, that no verdict can rest on it."""
+    if isinstance(m.value, (tuple, list)) or m.lo is None or m.hi is None:
+        return False
+    if not (finite(m.lo) and finite(m.hi)):
+        return True
+    if m.n is not None and m.n < 3:
+        return True
+    return m.lo > 0 and m.hi / m.lo > 1e4
+
+
+def supported_digits(width, digits):
+    """Decimals that show two significant digits of `width` (an interval's width), at most `digits`."""
+    if not finite(width) or width <= 0:
+        return digits
+    return max(0, min(digits, 1 - math.floor(math.log10(abs(width)))))
+
+
+def details_text(m, digits):
+    """'; label = number' for each (label, number[, digits]) of the measurement's detail."""
+    out = []
+    for label, number, *own in m.detail:
+        out.append(f"; {label} = {number if isinstance(number, str) else fmt(number, own[0] if own else digits)}")
+    return "".join(out)
+
+
+def finite(x):
+    return isinstance(x, (int, float)) and math.isfinite(x)
