@@ -88,9 +88,14 @@ def count_measurement(conditions, n, method, detail=(), undecided="", misses=Tru
                        level=LEVEL if lo is not None else None, undecided=undecided)
 
 
-def ratio_measurement(values, method, digits=2, detail=(), undecided="", log=True, pairs=True):
-    """A Measurement of per-seed values (differences, ratios, or one variant's numbers when not `pairs`)."""
+def ratio_measurement(values, method, digits=2, detail=(), undecided="", log=True, pairs=True, bounds=None):
+    """A Measurement of per-seed values (differences, ratios, or one variant's numbers when not `pairs`).
+
+    `bounds`: (lowest, highest) the quantity can take (an accuracy or a share: (0, 1)); the t interval
+    is cut to them, which keeps its coverage and never prints an accuracy above 100%."""
     mean, lo, hi = paired(values, log)
+    if bounds is not None and lo is not None:
+        lo, hi = max(lo, bounds[0]), min(hi, bounds[1])
     return Measurement(mean, lo, hi, len(values), method=method + f", {'paired ' if pairs else ''}over {len(values)} seeds, "
                        f"{LEVEL:.0%} t interval" + (" of the log ratio" if log else ""), digits=digits,
                        detail=tuple(detail), level=LEVEL if lo is not None else None, undecided=undecided)

@@ -313,3 +313,13 @@ def test_full_profile_runs_end_to_end_at_a_tiny_size():
     judged = judge_run(Run(EXPERIMENT, results=results), catalog().of_family("lm"))
     assert judged and all(j.verdict for j in judged)
     assert all(t.rows for t in EXPERIMENT.tables(results) if hasattr(t, "rows") and t.rows is not None)
+
+
+def test_a_bounded_quantity_keeps_its_interval_inside_its_bounds():
+    """An accuracy over a few bimodal seeds: the t interval would pass 100%; it is cut to [0, 1]."""
+    from reportgen.paired import ratio_measurement
+
+    m = ratio_measurement([0.99, 0.98, 0.35, 0.99, 0.9], "accuracy", log=False, pairs=False, bounds=(0.0, 1.0))
+    assert 0.0 <= m.lo < m.value < m.hi == 1.0
+    free = ratio_measurement([0.99, 0.98, 0.35, 0.99, 0.9], "accuracy", log=False, pairs=False)
+    assert free.hi > 1.0 and free.lo == m.lo

@@ -104,7 +104,7 @@ def battery_best_accuracy(results, task, d_k="largest", budget=1.0, optimizer="a
     acc, lr = b.best(task, variant, d_k, optimizer, "acc", i)
     return ratio_measurement(_per_seed(b, task, variant, d_k, optimizer, lr, _curve("acc", i, 0.0)),
                              f"{task}, d_k = {d_k}, {optimizer}, after {step} steps, {variant} at its most accurate "
-                             f"rate ({lr_text(lr)})", digits=3, log=False, pairs=False)
+                             f"rate ({lr_text(lr)})", digits=3, log=False, pairs=False, bounds=(0.0, 1.0))
 
 
 @MEASURES.register
@@ -192,5 +192,5 @@ def battery_entropy(results, task, d_k="largest", budget=1.0, optimizer="adam", 
 
     (hv, h0, lr), (hr, _, _) = at(variant), at(reference)
     return ratio_measurement(hv, f"{task}, d_k = {d_k}, {optimizer}, step {step}: attention entropy over uniform's, "
-                             f"{variant} at its best rate ({lr_text(lr)})", log=False, pairs=False,
+                             f"{variant} at its best rate ({lr_text(lr)})", log=False, pairs=False, bounds=(0.0, 1.0),
                              detail=((f"at step 1, {variant}", h0, 2), (f"{reference} at step {step}", np.mean(hr), 2)))
