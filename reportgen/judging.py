@@ -37,7 +37,7 @@ def judge_run(run, claims):
 
 def documented_numbers(claims):
     """{claim id: the documented number} for figures that mark what a document prints."""
-    from reportgen.judge import documented_value
+    from reportgen.verdicts import documented_value
 
     return {c.id: documented_value(c) for c in claims}
 
