@@ -223,7 +223,8 @@ def _verdicts(results):
     """{verdict: count} and the decided claim ids, of the language-model claims judged on `results`."""
     from reportgen import claims as C
     from reportgen.experiments import EXPERIMENTS
-    from reportgen.pipeline import Run, judge_run
+    from reportgen.judging import judge_run
+    from reportgen.scheduler import Run
 
     lm = [c for c in C.load() if c.measure.startswith("lm.")]
     judged = judge_run(Run(EXPERIMENTS["lm"], results=results), lm)

@@ -7,7 +7,6 @@ Python, which took a third of the PDF's writing time; a PNG it embeds as it is.
 
 import base64
 from dataclasses import dataclass
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from reportgen import cache, workers
@@ -38,9 +37,7 @@ def figure_entries(experiment, results, documented, formats=FORMATS):
 
 def _draw_registered(name, results, documented, formats):
     """Worker side: look the experiment up in the registry and draw it."""
-    from reportgen.experiments import EXPERIMENTS
-
-    return figure_entries(EXPERIMENTS[name], results, documented, formats)
+    return figure_entries(workers.registered(name), results, documented, formats)
 
 
 class Drawer:
@@ -48,16 +45,15 @@ class Drawer:
 
     `finish()` returns once every figure is drawn; `close()` writes and caches them, after
     the report, so an interrupted build leaves the figures of the previous one as they were.
+    The workers are the build's (reportgen.workers), which ends them however the build ends.
     Cached figures are never redrawn.
     """
 
-    def __init__(self, config, store, parallel=True, executor=None):
+    def __init__(self, config, store, pool=None):
         self.config = config
         self.store = store  # the build's Cache
-        self.parallel = parallel
-        self.executor = executor or workers.pool
-        self.pool = None
-        self.jobs = []  # (Job, future or entries)
+        self.pool = pool  # the build's Workers; None: everything is drawn here
+        self.jobs = []  # (Job, Future, cached entries, or None to draw here)
         self.drawn = []  # (Job, entries, whether they came from the cache)
 
     def submit(self, run, documented):
@@ -67,13 +63,8 @@ class Drawer:
         entries = self.store.load(job.cache_name, job.digest, cache.check_figures)
         if entries is not None and not all("png" in e for e in entries):
             entries = None  # drawn by an older reportgen, without the PNGs the PDF now uses
-        if entries is None and self.parallel:
-            try:
-                if self.pool is None:
-                    self.pool = self.executor()
-                entries = workers.submit(self.pool, _draw_registered, experiment.name, job.results, documented, FORMATS)
-            except BrokenProcessPool:  # a worker died (killed, out of memory): finish() draws here
-                entries = None
+        if entries is None and self.pool is not None:
+            entries = self.pool.offload(_draw_registered, experiment.name, job.results, documented, FORMATS)
         self.jobs.append((job, entries))
 
     def drawing(self):
@@ -84,24 +75,20 @@ class Drawer:
         """Wait for the figures. Returns {experiment name: (figures, error)}: figures as
         (Figure, {"svg": bytes, "png": bytes}), or the error that stopped them."""
         drawn = {}
-        try:
-            self._steal()
-            for job, entries in self.jobs:
-                name = job.experiment.name
-                try:
-                    cached = isinstance(entries, list)
-                    entries = self._entries(job, entries)
-                    figures = [(Figure(e["slug"], e["caption"], e["alt"], None, e["part"]),
-                                {"svg": e["svg"].encode(), "png": base64.b64decode(e["png"])})
-                               for e in entries]
-                except Exception as exc:
-                    drawn[name] = ((), short_traceback(exc))
-                    continue
-                drawn[name] = (figures, None)
-                self.drawn.append((job, entries, cached))
-        except BaseException:
-            self.abandon()
-            raise
+        self._steal()
+        for job, entries in self.jobs:
+            name = job.experiment.name
+            try:
+                cached = isinstance(entries, list)
+                entries = self._entries(job, entries)
+                figures = [(Figure(e["slug"], e["caption"], e["alt"], None, e["part"]),
+                            {"svg": e["svg"].encode(), "png": base64.b64decode(e["png"])})
+                           for e in entries]
+            except Exception as exc:
+                drawn[name] = ((), short_traceback(exc))
+                continue
+            drawn[name] = (figures, None)
+            self.drawn.append((job, entries, cached))
         return drawn
 
     def _steal(self):
@@ -112,7 +99,7 @@ class Drawer:
         while True:
             for index in reversed(range(len(self.jobs))):
                 job, entries = self.jobs[index]
-                if isinstance(entries, Future) and entries.cancel():
+                if isinstance(entries, Future) and self.pool.take_back(entries):
                     break
             else:
                 return
@@ -124,32 +111,17 @@ class Drawer:
             self.jobs[index] = (job, here)
 
     def close(self):
-        """Write and cache every figure drawn, stop the workers."""
-        try:
-            for job, entries, cached in self.drawn:
-                self._store(job, entries, cached)
-        finally:
-            if self.pool is not None:
-                self.pool.shutdown(cancel_futures=True)
-
-    def abandon(self):
-        """Stop drawing now (the build is stopping): end the workers and wait for them to go."""
-        if self.pool is not None:
-            workers.stop_now(self.pool)
+        """Write and cache every figure drawn."""
+        for job, entries, cached in self.drawn:
+            self._store(job, entries, cached)
 
     def _entries(self, job, entries):
         """The entries: cached, from a worker, or drawn here."""
         if isinstance(entries, list):
             return entries
-        try:
-            entries = entries.result() if entries is not None else None
-        except KeyError:
-            entries = None  # not in the worker's registry (registered at run time): draw here
-        except BrokenProcessPool:
-            entries = None  # a worker died (killed, out of memory): draw here
-        if entries is None:
-            entries = figure_entries(job.experiment, job.results, job.documented)
-        return entries
+        if entries is None or self.pool is None:
+            return figure_entries(job.experiment, job.results, job.documented)
+        return self.pool.result(entries, lambda: figure_entries(job.experiment, job.results, job.documented))
 
     def _store(self, job, entries, cached=False):
         """Write each figure's SVG and PNG; cache the entries unless they came from the cache."""

@@ -239,7 +239,7 @@ def _number(value):
 
 
 def _leaves(value, path="results"):
-    """{path: leaf} of every non-container value, paths as pipeline.nonfinite_paths writes them."""
+    """{path: leaf} of every non-container value, paths as scheduler.nonfinite_paths writes them."""
     if isinstance(value, dict):
         out = {}
         for k, v in value.items():

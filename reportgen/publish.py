@@ -158,3 +158,14 @@ def recover(folder):
         leftover.unlink(missing_ok=True)
     remove_leftovers(folder)
 
+
+
+def refuse_narrowing(config, experiments):
+    """A partial build (--only, --format) never silently replaces a fuller set: refused before any work."""
+    from reportgen.errors import ConfigError
+
+    if config.replace:
+        return
+    why = narrowing(config.output, experiments, config.format)
+    if why:
+        raise ConfigError(f"{why}; add --replace to go ahead, or choose another --output")

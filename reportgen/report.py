@@ -218,73 +218,38 @@ def pdfs_cached(named, store):
     return all(store.load_bytes(name, pdf_key(html), check_pdf) is not None for name, html in named.items())
 
 
-def pdfs(named, results_json, info, store, attach=("report", "handout")):
+def pdfs(named, results_json, info, store, attach=("report", "handout"), pool=None):
     """{name: PDF bytes} for {name: print HTML}, each cached on its own HTML.
 
-    The PDFs are independent renders: the largest is rendered here while worker processes
-    (one per spare core) take the others, largest first (WeasyPrint holds the GIL); this
-    process then takes, smallest first, those no worker has begun. The
-    PDFs named in `attach` then get results.json attached.
+    The PDFs are independent renders: the largest is rendered here while the build's worker
+    processes (`pool`, reportgen.workers; else ones of its own) take the others, largest first
+    (WeasyPrint holds the GIL); this process then takes, smallest first, those no worker has
+    begun. The PDFs named in `attach` then get results.json attached.
     """
+    from reportgen import workers
     from reportgen.cache import check_pdf
 
     keys = {name: pdf_key(html) for name, html in named.items()}
     out = {name: store.load_bytes(name, keys[name], check_pdf) for name in named}
     todo = sorted((name for name in named if out[name] is None), key=lambda n: -len(named[n]))
-    pool, elsewhere = _spread(todo[1:], named, info)
-    try:
+    with workers.owned(pool) as pool:
+        elsewhere = {name: pool.offload(render_pdf, named[name], info) for name in todo[1:]}
         if todo:
             out[todo[0]] = render_pdf(named[todo[0]], info)
         for name in reversed(list(elsewhere)):  # then take the smallest the workers have not begun
-            if elsewhere[name].cancel():
+            if pool.take_back(elsewhere[name]):
                 out[name] = render_pdf(named[name], info)
         for name, future in elsewhere.items():
-            if future.cancelled():
-                continue
-            try:
-                out[name] = future.result()
-            except Exception:  # a worker that died: render it here
-                out[name] = render_pdf(named[name], info)
-    finally:
-        if pool is not None:
-            _stop(pool, elsewhere.values())
+            if out[name] is None:
+                out[name] = pool.result(future, lambda name=name: render_pdf(named[name], info))
     for name in todo:
         store.store_bytes(name, keys[name], out[name])
     return {name: attach_results(pdf, results_json, info) if name in attach else pdf for name, pdf in out.items()}
 
 
-def _spread(names, named, info):
-    """(pool, {name: future}): the renders of `names` in worker processes, one per spare core;
-    (None, {}) when there is nothing to spread or no process to spare (all render here)."""
-    import os
-
-    from reportgen import workers
-
-    spare = min(len(names), max(1, (os.cpu_count() or 1) - 1))
-    if not names:
-        return None, {}
-    try:
-        pool = workers.pool(spare)
-        return pool, {name: workers.submit(pool, render_pdf, named[name], info) for name in names}
-    except OSError:
-        return None, {}
-
-
-def _stop(pool, futures):
-    """Shut the PDF workers down: wait when their PDFs are done, else end them now (the build is stopping).
-
-    A worker left behind would keep its parent (a test session, a CI job) from exiting.
-    """
-    from reportgen import workers
-
-    if all(f.done() for f in futures):
-        pool.shutdown(wait=True)
-    else:
-        workers.stop_now(pool)
-
-
-def write(sections, catalog, info, config, timings, store, progress=None):
-    """Render everything in memory, then replace the output files together as one set."""
+def write(sections, catalog, info, config, timings, store, progress=None, pool=None):
+    """Render everything in memory, then replace the output files together as one set; `pool`: the
+    build's worker processes (reportgen.workers), which render PDFs beside this one."""
     import hashlib
 
     from reportgen import citation
@@ -318,7 +283,7 @@ def write(sections, catalog, info, config, timings, store, progress=None):
                 kind, what = "cold", (f"typesetting report.pdf, report-handout.pdf and {sheets} errata sheets "
                                       "(tagged PDF/UA-1)")
             with progress.stage("pdf", what, kind=kind):
-                rendered = pdfs(printed, results_json.encode(), info, store)
+                rendered = pdfs(printed, results_json.encode(), info, store, pool=pool)
             files["report.pdf"], files["report-handout.pdf"] = rendered.pop("report"), rendered.pop("handout")
             files.update((f"{name}.pdf", pdf) for name, pdf in rendered.items())
             timings["pdf"] = time.perf_counter() - stage

@@ -151,3 +151,28 @@ def full_on_cpu(config, store):
     standard = load(replace(config, profile="standard"), "cpu", store)
     seconds, _ = standard.build(list(EXPERIMENTS), [], 2, ("html", "pdf"))
     return seconds * FULL_FACTOR[0], seconds * FULL_FACTOR[1]
+
+
+def plan(config, device, store, progress, ready, todo, formats=()):
+    """Load this machine's stage timings into `progress` and announce the expected time;
+    (names to compute, names from the cache)."""
+    from reportgen.scheduler import workers_for
+
+    progress.estimates = load(config, device, store)
+    progress.kind = "cold" if todo else "cached"
+    cold = [e.name for e, _ in todo]
+    cached = [r.experiment.name for r in ready if not r.error]
+    seconds, basis = progress.estimates.build(cold, cached, workers_for(todo, device), formats)
+    if seconds:
+        progress.plan(seconds, basis)
+    return cold, cached
+
+
+def announce(config, device, store, progress):
+    """A full build on the CPU gets a warning with its time range before anything runs."""
+    if config.profile == "full" and device == "cpu":
+        low, high = full_on_cpu(config, store)
+        progress.warn(
+            f"--profile full on the CPU would take {duration(low)} to {duration(high)} (10-100x a standard "
+            "build here); it is sized for a GPU: use --device cuda on one, or --profile standard; Ctrl-C stops it"
+        )

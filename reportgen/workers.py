@@ -1,15 +1,113 @@
-"""Worker processes that start, and stop, without leaving tracebacks or orphans behind.
+"""The build's worker processes: one pool, shared by the experiments, the figures and the PDFs.
 
-Drawing, the experiments a second process takes and the handout's PDF run in spawned
-processes. Two things go wrong when a build is interrupted: a signal that lands while a worker is being spawned cuts its start-up data short
-(the child prints "EOFError: Ran out of input"), and an executor shut down without waiting
-leaves its wake-up pipe closed for the interpreter's exit hook ("Bad file descriptor").
+The build owns one `Workers` (`with Workers() as workers:`) and hands it to each stage. A
+stage offloads a job (`offload`), does what it can here meanwhile, takes back a job no
+worker has begun (`take_back`), and asks for its outcome (`result`). One policy for all:
+
+- A worker that died (killed, out of memory: BrokenProcessPool), a pool that cannot start,
+  or a job whose family the worker does not know (registered at run time in this process:
+  `Unknown`): the job is done here, with the same numbers. The pool is not used again.
+- Any other exception the job raised is the job's own failure: `result` raises it as if the
+  job had run here, and the stage reports it as it would its own.
+- Ctrl-C, SIGTERM or any error that leaves the `with`: the workers are ended at once and
+  waited for. Workers never write files; they hand values back, and the build process writes
+  (atomically, after the report), so nothing written is lost and nothing is half written.
+
+Two things go wrong when a build is interrupted: a signal that lands while a worker is being
+spawned cuts its start-up data short (the child prints "EOFError: Ran out of input"), and an
+executor shut down without waiting leaves its wake-up pipe closed for the interpreter's exit
+hook ("Bad file descriptor"). `submit` and `stop_now` prevent them.
 """
 
 import multiprocessing
 import os
+from concurrent.futures.process import BrokenProcessPool
 
 from reportgen import signals
+
+
+class Unknown(KeyError):
+    """Worker side: the job names a family this worker's registry lacks."""
+
+
+def registered(name):
+    """Worker side: the registered experiment `name`; `Unknown` when this process lacks it."""
+    from reportgen.experiments import EXPERIMENTS
+
+    try:
+        return EXPERIMENTS[name]
+    except KeyError:
+        raise Unknown(name) from None
+
+
+def size():
+    """How many worker processes the build may start: one per core but this process's, two at least."""
+    return max(2, (os.cpu_count() or 1) - 1)
+
+
+class Workers:
+    """Worker processes started when the first job is offloaded, ended with the `with` block."""
+
+    def __init__(self, processes=None, start=None):
+        self.processes = processes or size()
+        self.start = start or pool  # start(processes) -> an executor (tests pass their own)
+        self.executor = None
+        self.broken = False
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, tb):
+        if kind is None:
+            self.close()
+        else:
+            self.stop()
+
+    def offload(self, fn, *args):
+        """A Future of fn(*args) in a worker; None when no worker can take it (do it here)."""
+        if self.broken:
+            return None
+        try:
+            if self.executor is None:
+                self.executor = self.start(self.processes)
+            return submit(self.executor, fn, *args)
+        except (BrokenProcessPool, OSError):
+            self.broken = True
+            return None
+
+    @staticmethod
+    def take_back(future):
+        """Whether the job is this process's to do: never offloaded, or cancelled before a worker began it."""
+        return future is None or future.cancel()
+
+    def result(self, future, here):
+        """The job's value from its worker, or here() when no worker could do it (the policy above)."""
+        if self.take_back(future):
+            return here()
+        try:
+            return future.result()
+        except BrokenProcessPool:
+            self.broken = True
+            return here()
+        except Unknown:
+            return here()
+
+    def close(self):
+        """The build is done: let the workers finish and go."""
+        if self.executor is not None:
+            self.executor.shutdown(wait=True, cancel_futures=True)
+
+    def stop(self):
+        """The build is stopping: end the workers now and wait until they are gone."""
+        if self.executor is not None:
+            stop_now(self.executor)
+
+
+def owned(workers):
+    """`workers` as a context the caller does not end, or a fresh `Workers` it does."""
+    import contextlib
+
+    return contextlib.nullcontext(workers) if workers is not None else Workers()
 
 
 def pool(workers=2):
@@ -65,7 +163,7 @@ def submit(pool, fn, *args):
 def stop_now(pool):
     """End a pool's processes and wait until the executor has wound down."""
     processes = list((getattr(pool, "_processes", None) or {}).values())  # CPython's executor keeps them here
-    # A future cancelled while queued (Drawer._steal) stays among the executor's pending work;
+    # A future cancelled while queued (Workers.take_back) stays among the executor's pending work;
     # once its workers are gone, CPython 3.11 sets an exception on every pending future,
     # cancelled ones too: InvalidStateError kills the manager thread, and shutdown hangs.
     pending = getattr(pool, "_pending_work_items", None)

@@ -65,7 +65,8 @@ def judged_claims(name):
     """{claim id: Judged} of a family's claims on its quick results."""
     from reportgen.claims import catalog
     from reportgen.experiments import EXPERIMENTS
-    from reportgen.pipeline import Run, judge_run
+    from reportgen.judging import judge_run
+    from reportgen.scheduler import Run
 
     run = Run(EXPERIMENTS[name], results=quick_results(name))
     return {j.id: j for j in judge_run(run, catalog().of_family(name))}

@@ -78,7 +78,7 @@ def test_figure_files_match_the_report(quick_build):
         assert b"<dc:date>" not in data, name
     from reportgen import cache
     from reportgen.claims import catalog
-    from reportgen.pipeline import documented_numbers
+    from reportgen.judging import documented_numbers
 
     store = cache.Cache(quick_build.cache)
     for name, experiment in EXPERIMENTS.items():
@@ -239,7 +239,7 @@ def test_experiment_tables_and_figures(name, quick_build):
     import matplotlib.pyplot as plt
 
     from reportgen.claims import catalog
-    from reportgen.pipeline import documented_numbers
+    from reportgen.judging import documented_numbers
 
     e = EXPERIMENTS[name]
     results = quick_build.results["experiments"][name]["results"]
@@ -446,12 +446,14 @@ def draw_variance(tmp_path, executor):
     from reportgen.claims import catalog
     from reportgen.config import BuildConfig
     from reportgen.drawing import Drawer
-    from reportgen.pipeline import Run, documented_numbers
+    from reportgen.judging import documented_numbers
+    from reportgen.scheduler import Run
+    from reportgen.workers import Workers
 
     from reportgen.cache import Cache
 
     config = BuildConfig(cache_dir=str(tmp_path / "cache"), figures=str(tmp_path / "figures"))
-    drawer = Drawer(config, Cache(config.cache_dir), executor=lambda: executor)
+    drawer = Drawer(config, Cache(config.cache_dir), Workers(start=lambda processes: executor))
     run = Run(EXPERIMENTS["variance"], results=quick_results("variance"))
     drawer.submit(run, documented_numbers(catalog().of_family("variance")))
     return drawer, drawer.finish()

@@ -278,7 +278,7 @@ def test_full_profile_on_cpu_says_how_long(tmp_path):
 
     from reportgen.cache import Cache
     from reportgen.config import BuildConfig
-    from reportgen.pipeline import announce
+    from reportgen.timing import announce
     from reportgen.progress import Progress
 
     stream = io.StringIO()

@@ -301,7 +301,8 @@ def tiny_full():
 @pytest.mark.slow
 def test_full_profile_runs_end_to_end_at_a_tiny_size():
     """The GPU profile's code path on the CPU: it trains, its measures judge every lm claim, its tables build."""
-    from reportgen.pipeline import Run, judge_run
+    from reportgen.judging import judge_run
+    from reportgen.scheduler import Run
 
     full, tiny = PARAMS["full"], tiny_full()
     assert full.width >= 128 and max(full.qk_dims) >= 1024 and full.seeds >= 5 and full.steps >= 1000

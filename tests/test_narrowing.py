@@ -52,13 +52,13 @@ def test_partial_build_is_refused_before_any_work(tmp_path, args):
 
 def test_replace_goes_ahead(tmp_path, monkeypatch):
     """--replace passes the refusal (the build itself is not run here)."""
-    from reportgen import pipeline
+    from reportgen import pipeline, publish
 
     plant(tmp_path / "output")
     seen = []
 
     def fake_build(config, progress, catalog=None, families=None):
-        pipeline.refuse_narrowing(config, families or EXPERIMENTS)
+        publish.refuse_narrowing(config, list(config.only or EXPERIMENTS))
         seen.append(config.replace)
         return "built", []
 

@@ -7,7 +7,7 @@ from conftest import quick_results
 from reportgen.cache import Cache
 from reportgen.config import BuildConfig
 from reportgen.experiments import EXPERIMENTS
-from reportgen.pipeline import runs
+from reportgen.scheduler import runs
 from reportgen.progress import Progress
 
 

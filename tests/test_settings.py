@@ -108,7 +108,7 @@ def test_changing_the_branding_recomputes_no_experiment(tmp_path, monkeypatch):
     """A build with another title (and every other branding key changed) takes its experiment
     from the cache the first build filled: branding is not in an experiment's cache key."""
     from reportgen.cache import Cache
-    from reportgen.pipeline import runs
+    from reportgen.scheduler import runs
     from reportgen.progress import Progress
 
     monkeypatch.chdir(tmp_path)

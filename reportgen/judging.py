@@ -1,0 +1,78 @@
+"""A build's verdicts: each run's claims judged on its measures, then summed up, filled in and
+marked with the state of their quotes. reportgen.judge decides each verdict; this module
+only hands it the measurements and carries the verdicts on.
+"""
+
+from dataclasses import replace
+
+from reportgen import prose
+from reportgen.judge import judge, summarize, unavailable
+from reportgen.measure import MeasureUnavailable, level_of
+
+
+def judge_run(run, claims):
+    """The verdict of every claim measured by this run's family, in claims order."""
+    if run.results is None:
+        return ()
+    measures = run.experiment.measures()
+    judged = []
+    for claim in claims:
+        if claim.rule in ("unverifiable", "reference"):
+            judged.append(judge(claim, None))
+            continue
+        name = claim.measure.split(".", 1)[1]
+        if name not in measures:
+            judged.append(unavailable(claim, f"the {run.experiment.name} family has no measure '{name}'"))
+            continue
+        try:
+            measurement = measures[name](run.results, **claim.args)
+        except MeasureUnavailable as exc:
+            judged.append(unavailable(claim, str(exc)))
+            continue
+        if measurement.level is None and measurement.lo is not None:
+            measurement = replace(measurement, level=level_of(measures[name], claim.args))
+        judged.append(judge(claim, measurement))
+    return tuple(judged)
+
+
+def documented_numbers(claims):
+    """{claim id: the documented number} for figures that mark what a document prints."""
+    from reportgen.verdicts import documented_value
+
+    return {c.id: documented_value(c) for c in claims}
+
+
+def sum_up(sections, catalog):
+    """Judge each statement checked in several setups from its setups' verdicts, and place it
+    in the section of the family it names (beside its setups' tables)."""
+    judged = {j.id: j for s in sections for j in s.judged}
+    ran = {s.experiment.name for s in sections if not s.error}
+    extra = {}
+    for claim in catalog.summaries():
+        if catalog.families_needed(claim) <= ran:  # else it is not judged at all
+            setups = [judged[i] for i in claim.over if i in judged]
+            extra.setdefault(claim.family, []).append(summarize(claim, setups))
+    return [replace(s, judged=s.judged + tuple(extra.get(s.experiment.name, ()))) for s in sections]
+
+
+def fill_in(sections):
+    """Each verdict's sentence and correct statement with the numbers they name filled in
+    from this build's measurements (reportgen.prose), once every statement is judged."""
+    judged = {j.id: j for s in sections for j in s.judged}
+
+    def filled(j):
+        correct = j.claim.correct if j.verdict in ("contradicted", "partly") else ""
+        return replace(j, sentence=prose.fill(j.sentence, judged), correct=prose.fill(correct, judged))
+
+    return [replace(s, judged=tuple(filled(j) for j in s.judged)) for s in sections]
+
+
+def mark_quotes(sections, quotes):
+    """Each verdict with the state of its quote in the document's text now (reportgen.documents):
+    found, gone, an error fixed in the document, or not looked up."""
+    from reportgen.documents import UNREAD, state
+
+    def marked(j):
+        return replace(j, quote_state=state(quotes.get(j.id, UNREAD), j.verdict))
+
+    return [replace(s, judged=tuple(marked(j) for j in s.judged)) for s in sections]

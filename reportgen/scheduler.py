@@ -1,0 +1,192 @@
+"""Each selected experiment's Run: from the cache, or computed here and in a second process.
+
+On a CPU with a core to spare, a worker process (reportgen.workers) takes experiments from the
+end of the list while this one takes them from the front: each family runs seeded and single-
+threaded, so where it runs does not change its numbers, only when the build is done.
+"""
+
+import json
+import math
+import time
+from dataclasses import dataclass, replace
+
+from reportgen import cache, workers
+from reportgen.errors import short_traceback
+from reportgen.provenance import build_time
+
+
+@dataclass(frozen=True)
+class Run:
+    """What one experiment's run produced in this build."""
+
+    experiment: object
+    results: dict | None = None
+    error: str | None = None  # last lines of the traceback
+    from_cache: bool = False
+    seconds: float = 0.0
+    nonfinite: tuple = ()  # result paths holding NaN or inf
+    computed_at: str | None = None  # UTC time the results were computed (now, or when cached)
+
+
+def nonfinite_paths(value, path="results"):
+    """Paths of NaN and inf values inside nested results."""
+    if isinstance(value, float):
+        return [] if math.isfinite(value) else [path]
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in nonfinite_paths(v, f"{path}.{k}")]
+    if isinstance(value, (list, tuple)):
+        return [p for i, v in enumerate(value) for p in nonfinite_paths(v, f"{path}[{i}]")]
+    return []
+
+
+def cached_run(experiment, config, device, store):
+    """(cache key, the Run from the cache or None)."""
+    params = experiment.params[config.profile]
+    # Thread count can change float reduction order, so it is part of the key.
+    digest = cache.key(experiment, params, config.seed, f"{device}/{config.threads}")
+    entry = store.load(experiment.name, digest, cache.check_run)
+    if entry is None:
+        return digest, None
+    return digest, Run(experiment, results=entry["results"], from_cache=True,
+                       nonfinite=tuple(nonfinite_paths(entry["results"])), computed_at=entry["computed_at"])
+
+
+def look_up(experiments, config, device, store):
+    """(Runs ready now: cached, or failed to look up; [(experiment, cache key)] to compute)."""
+    ready, todo = [], []
+    for experiment in experiments:
+        start = time.perf_counter()
+        try:
+            digest, run = cached_run(experiment, config, device, store)
+        except Exception as exc:
+            ready.append(Run(experiment, error=short_traceback(exc), seconds=time.perf_counter() - start))
+            continue
+        if run is not None:
+            ready.append(replace(run, seconds=time.perf_counter() - start))
+        else:
+            todo.append((experiment, digest))
+    return ready, todo
+
+
+def compute(run, params, config, device, progress):
+    """A fresh seeded run's results, after the JSON round trip that makes them identical to cached ones."""
+    import torch
+
+    torch.set_num_threads(config.threads)
+    return json.loads(json.dumps(run(params, config.seed, device, progress)))
+
+
+def _compute_registered(name, config, device):
+    """Worker side: run a registered experiment with silent progress."""
+    experiment = workers.registered(name)
+    return compute(experiment.run, experiment.params[config.profile], config, device, lambda items, label: items)
+
+
+def run_here(experiment, digest, config, device, progress, store):
+    """A fresh seeded run in this process, cached under `digest`; a failure is the Run's error."""
+    progress.echo(f"{experiment.name}: running on {device}")
+    start = time.perf_counter()
+    try:
+        results = compute(experiment.run, experiment.params[config.profile], config, device, progress)
+    except Exception as exc:  # one experiment's failure must not stop the others
+        return Run(experiment, error=short_traceback(exc), seconds=time.perf_counter() - start)
+    return fresh_run(experiment, digest, results, store, time.perf_counter() - start)
+
+
+def fresh_run(experiment, digest, results, store, seconds):
+    """The Run of freshly computed results, stored in the cache (a refusal is a warning).
+
+    The entry keeps the real time: SOURCE_DATE_EPOCH dates this build, and stuck in the cache
+    it dated later plain builds too ("built 1970-01-01")."""
+    import datetime
+
+    now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+    store.store(experiment.name, digest, {"computed_at": now.isoformat(), "results": results})
+    return Run(experiment, results=results, seconds=seconds, nonfinite=tuple(nonfinite_paths(results)),
+               computed_at=build_time().isoformat())
+
+
+def workers_for(todo, device):
+    """How many processes compute: two on a CPU with a core to spare and more than one to run."""
+    import os
+
+    return 2 if len(todo) > 1 and device == "cpu" and (os.cpu_count() or 1) > 1 else 1
+
+
+def runs(experiments, config, device, progress, store, looked_up=None, pool=None):
+    """Each experiment's Run, in the order they finish; `pool` the build's Workers (else its own)."""
+    from collections import deque
+
+    ready, todo = looked_up or look_up(experiments, config, device, store)
+    yield from ready
+    todo = deque(todo)
+    if workers_for(todo, device) > 1:
+        with workers.owned(pool) as pool:
+            yield from _two_processes(todo, config, device, progress, store, pool)
+        return
+    for experiment, digest in todo:
+        yield run_here(experiment, digest, config, device, progress, store)
+
+
+def _two_processes(todo, config, device, progress, store, pool):
+    """Run the experiments of `todo` (a deque of (experiment, cache key)) here from the front
+    and in a worker from the back; yield each Run as it is done.
+
+    A thread hands the worker one experiment at a time, so that an experiment no worker has
+    begun stays this process's to take."""
+    import queue
+    import threading
+
+    done = queue.Queue()  # (experiment, key, results, None to run here, or the exception raised, seconds)
+    stopping = threading.Event()
+
+    def feed():
+        while not stopping.is_set():
+            try:
+                experiment, digest = todo.pop()
+            except IndexError:
+                break
+            start = time.perf_counter()
+            try:
+                future = pool.offload(_compute_registered, experiment.name, config, device)
+                outcome = pool.result(future, lambda: None)  # None: no worker could, run it here
+            except BaseException as exc:  # noqa: BLE001 (the main thread reports it)
+                outcome = exc
+            done.put((experiment, digest, outcome, time.perf_counter() - start))
+        done.put(None)
+
+    ended = threading.Event()  # the feeder's last item (None) was taken
+
+    def collected(block):
+        while not ended.is_set():
+            try:
+                item = done.get(block=block)
+            except queue.Empty:
+                return
+            if item is None:
+                ended.set()
+                return
+            experiment, digest, outcome, seconds = item
+            if outcome is None:
+                yield run_here(experiment, digest, config, device, progress, store)
+            elif isinstance(outcome, BaseException):
+                yield Run(experiment, error=short_traceback(outcome), seconds=seconds)
+            else:
+                progress.echo(f"{experiment.name}: computed in a second process")
+                yield fresh_run(experiment, digest, outcome, store, seconds)
+
+    feeder = threading.Thread(target=feed, name="experiments", daemon=True)
+    feeder.start()
+    try:
+        while True:
+            try:
+                experiment, digest = todo.popleft()
+            except IndexError:
+                break
+            yield run_here(experiment, digest, config, device, progress, store)
+            yield from collected(block=False)
+        yield from collected(block=True)
+        feeder.join()
+    except BaseException:
+        stopping.set()  # and the pool's owner ends the worker (reportgen.workers)
+        raise

@@ -1,0 +1,77 @@
+"""One family as the report shows it: its run, its verdicts, its tables and its figures.
+
+A failure in any of them fails only its own section: the report shows a failure box there.
+"""
+
+from dataclasses import dataclass, replace
+
+from reportgen.errors import short_traceback
+from reportgen.family import ClaimTable
+from reportgen.judging import judge_run
+
+
+@dataclass(frozen=True)
+class Section:
+    """One family as the report shows it: its run, verdicts, tables and figures."""
+
+    run: object  # reportgen.scheduler.Run
+    judged: tuple = ()  # Judged, in claims-file order
+    tables: tuple = ()  # Table, or (ClaimTable, tuple of Judged)
+    figures: tuple = ()  # (Figure, {"svg": bytes, "png": bytes})
+    error: str | None = None  # the run's error, or the one of its tables or figures
+
+    @property
+    def experiment(self):
+        return self.run.experiment
+
+
+def present(run, claims):
+    """The verdicts of a finished run's claims; a failure here fails only this section."""
+    if run.error:
+        return Section(run, error=run.error)
+    try:
+        return Section(run, judge_run(run, claims))
+    except Exception as exc:
+        return Section(run, error=short_traceback(exc))
+
+
+def lay_out(run, judged):
+    """The family's tables, each claims-table slot holding the verdicts that name it."""
+    by_table = {}
+    for j in judged:
+        by_table.setdefault(j.claim.table, []).append(j)
+    tables = []
+    for table in run.experiment.tables(run.results):
+        if isinstance(table, ClaimTable):
+            rows = tuple(by_table.pop(table.slug, ()))
+            if rows:
+                tables.append((table, rows))
+        else:
+            tables.append(table)
+    if by_table:
+        raise LookupError(f"claims name tables the {run.experiment.name} layout lacks: {', '.join(sorted(by_table))}")
+    return tuple(tables)
+
+
+def lay_out_all(sections):
+    """Each section with its tables, the claims-table slots filled with their verdicts."""
+    out = []
+    for s in sections:
+        if s.error:
+            out.append(s)
+            continue
+        try:
+            out.append(replace(s, tables=lay_out(s.run, s.judged)))
+        except Exception as exc:
+            out.append(replace(s, judged=(), error=short_traceback(exc)))
+    return out
+
+
+def with_figures(section, drawn):
+    """The section with its figures, or failed with the drawing's error."""
+    if drawn is None:
+        return section
+    figures, error = drawn
+    if error:
+        return replace(section, tables=(), judged=(), error=error)
+    return replace(section, figures=tuple(figures))
