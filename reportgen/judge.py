@@ -57,10 +57,6 @@ from reportgen.verdicts import (
     measured_text,
 )
 
-# report.py (being reshaped elsewhere) still reads the counts from here: delete this line once it
-# imports them from reportgen.tally, their home.
-from reportgen.tally import coverage, family_wise, statements, tally, verdict_counts  # noqa: F401
-
 MINOR_RELATIVE = 0.01  # an exact value off by at most 1% is a rounding-size slip unless the claim says otherwise
 
 

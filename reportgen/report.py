@@ -17,7 +17,8 @@ from pathlib import Path
 from reportgen.errors import ReportgenError
 from reportgen.family import Table
 from reportgen.gcpause import paused_gc
-from reportgen.judge import VERDICTS, coverage, family_wise, statements, tally, verdict_counts
+from reportgen.tally import coverage, family_wise, statements, tally, verdict_counts
+from reportgen.verdicts import VERDICTS
 from reportgen.stats import LEVEL
 
 LANG = "en"  # the report's own language (its sentences are English whatever the documents')
