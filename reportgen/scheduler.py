@@ -149,7 +149,7 @@ def _two_processes(todo, config, device, progress, store, pool):
             start = time.perf_counter()
             try:
                 future = pool.offload(_compute_registered, experiment.name, config, device)
-                outcome = pool.result(future, lambda: None)  # None: no worker could, run it here
+                outcome = pool.result(future, lambda: None, take_back=False)  # None: no worker could, run it here
             except BaseException as exc:  # noqa: BLE001 (the main thread reports it)
                 outcome = exc
             done.put((experiment, digest, outcome, time.perf_counter() - start))
@@ -175,6 +175,7 @@ def _two_processes(todo, config, device, progress, store, pool):
                 progress.echo(f"{experiment.name}: computed in a second process")
                 yield fresh_run(experiment, digest, outcome, store, seconds)
 
+    pool.ready()  # the workers spawned from this thread, not the feeder's (Workers.ready)
     feeder = threading.Thread(target=feed, name="experiments", daemon=True)
     feeder.start()
     try:

@@ -42,7 +42,7 @@ def registered(name):
 
 def size():
     """How many worker processes the build may start: one per core but this process's, two at least."""
-    return max(2, (os.cpu_count() or 1) - 1)
+    return max(1, (os.cpu_count() or 1) - 1)
 
 
 class Workers:
@@ -63,13 +63,29 @@ class Workers:
         else:
             self.stop()
 
+    def ready(self):
+        """Start every worker now, from this thread. Linux ends a worker when the *thread* that
+        spawned it ends (PR_SET_PDEATHSIG, see _worker_start), and the executor spawns on
+        submit: a stage that offloads from a thread of its own calls this first, from the
+        build's thread, or its workers die with that thread and the pool breaks."""
+        if self.broken or self.executor is not None:
+            return
+        try:
+            self.executor = self.start(self.processes)
+            for _ in range(self.processes):
+                submit(self.executor, _started)
+        except (BrokenProcessPool, OSError):
+            self.broken = True
+
     def offload(self, fn, *args):
         """A Future of fn(*args) in a worker; None when no worker can take it (do it here)."""
         if self.broken:
             return None
         try:
             if self.executor is None:
-                self.executor = self.start(self.processes)
+                self.ready()
+                if self.broken:
+                    return None
             return submit(self.executor, fn, *args)
         except (BrokenProcessPool, OSError):
             self.broken = True
@@ -80,9 +96,12 @@ class Workers:
         """Whether the job is this process's to do: never offloaded, or cancelled before a worker began it."""
         return future is None or future.cancel()
 
-    def result(self, future, here):
-        """The job's value from its worker, or here() when no worker could do it (the policy above)."""
-        if self.take_back(future):
+    def result(self, future, here, take_back=True):
+        """The job's value from its worker, or here() when no worker could do it (the policy above).
+
+        take_back=False waits for a job not yet begun instead of doing it here (a thread whose
+        only work is to feed the workers)."""
+        if future is None or (take_back and self.take_back(future)):
             return here()
         try:
             return future.result()
@@ -101,6 +120,10 @@ class Workers:
         """The build is stopping: end the workers now and wait until they are gone."""
         if self.executor is not None:
             stop_now(self.executor)
+
+
+def _started():
+    """The no-op that makes the executor spawn a worker (Workers.ready)."""
 
 
 def owned(workers):

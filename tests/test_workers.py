@@ -110,3 +110,39 @@ def test_no_process_starts_until_a_job_is_offloaded():
     with Workers(start=lambda processes: started.append(processes)):
         pass
     assert started == []
+
+
+def test_a_feeding_thread_waits_for_its_own_job_instead_of_taking_it_back():
+    """The experiments' feeder offloads, then waits: it must not cancel the job it just handed over."""
+    import threading
+
+    pending = Future()
+
+    class Idle(Done):
+        def submit(self, fn, *args):
+            return pending if fn is sum else Done.submit(self, fn, *args)
+
+    pool = workers_on(Idle())
+    future = pool.offload(sum, [1])
+    threading.Timer(0.05, lambda: (pending.set_running_or_notify_cancel(), pending.set_result(1))).start()
+    assert pool.result(future, lambda: "here", take_back=False) == 1 and not future.cancelled()
+
+
+@pytest.mark.slow
+def test_workers_outlive_the_thread_that_fed_them():
+    """Linux ends a worker when the thread that spawned it ends (PR_SET_PDEATHSIG): the pool is
+    started from the build's thread (Workers.ready), so a feeding thread that ends breaks nothing."""
+    import threading
+
+    with Workers(processes=1) as pool:
+        pool.ready()
+        results = []
+        feeder = threading.Thread(target=lambda: results.append(pool.result(pool.offload(sum, [1, 2]), lambda: None,
+                                                                            take_back=False)))
+        feeder.start()
+        feeder.join()
+        import time
+
+        time.sleep(0.5)  # the end of a spawning thread would have killed the worker by now
+        assert results == [3]
+        assert pool.result(pool.offload(sum, [3, 4]), lambda: "here", take_back=False) == 7 and not pool.broken
