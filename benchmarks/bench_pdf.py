@@ -27,7 +27,7 @@ def print_html(profile, folder):
 
     captured = {}
 
-    def keep(named, results_json, info, store):
+    def keep(named, results_json, info, store, **_):
         captured.update(named, json=results_json, info=info)
         return {name: b"%PDF-1.7 not rendered" for name in named}
 
