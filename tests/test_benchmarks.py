@@ -111,9 +111,8 @@ def test_pdf_benchmark_renders_tiny():
     assert result["profiles"][0]["pdfs"][0]["pages"] == 1
     # print_html replaces report.pdfs with a function of the same parameters.
     assert list(inspect.signature(report.pdfs).parameters)[:4] == ["named", "results_json", "info", "store"]
-    keep = inspect.signature(bench_pdf.print_html).parameters  # noqa: F841 (the stand-in is local)
-    source = inspect.getsource(bench_pdf.print_html)
-    others = [p for p in list(inspect.signature(report.pdfs).parameters)[4:]]
+    source = inspect.getsource(bench_pdf.print_html)  # its stand-in is local to it
+    others = list(inspect.signature(report.pdfs).parameters)[4:]
     assert "**_" in source or all(p in source for p in others), "print_html's stand-in must take pdfs' other arguments"
     html = '<html><head></head><body><section id="appendix"><table></table></section>' \
            '<section id="sources"></section></body></html>'
