@@ -24,3 +24,16 @@ def chunks(n, row_elements, budget=CHUNK_ELEMENTS):
     step = max(1, budget // max(1, row_elements))
     for start in range(0, n, step):
         yield min(step, n - start)
+
+
+def normal_dot_products(shape, d, g, device):
+    """q·k for `shape` independent pairs of d-dimensional standard normal vectors, drawn without the vectors.
+
+    Given q, q·k ~ N(0, |q|²) exactly, and |q|² ~ χ²_d = 2·Gamma(d/2): so |q|·z with z ~ N(0, 1)
+    has the dot product's distribution, in float64, from 2 draws per pair instead of 2·d
+    (002's 1 000 pairs at d = 1 000, repeated 2 000 times: 4·10⁹ normal draws became 4·10⁶).
+    torch.distributions.Gamma takes no generator; torch._standard_gamma, which it calls, does.
+    """
+    concentration = torch.full(shape, d / 2, dtype=torch.float64, device=device)
+    norm2 = 2 * torch._standard_gamma(concentration, generator=g)
+    return norm2.sqrt() * torch.randn(shape, generator=g, dtype=torch.float64, device=device)

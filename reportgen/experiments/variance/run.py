@@ -79,17 +79,15 @@ def range_experiment(params, seed, device, progress):
     """002's experiment: 1,000 pairs per dimension, repeated to get its spread."""
     import torch
 
-    from reportgen.sampling import chunks, generator
+    from reportgen.sampling import chunks, generator, normal_dot_products
 
     rows = []
     for d in progress(DOC_RANGE_DIMS, "variance: 002 ranges"):
         g = generator(device, seed, "ranges", d)
         lows, highs, variances = [], [], []
         first = None
-        for reps in chunks(params.range_repeats, DOC_RANGE_PAIRS * 2 * d):
-            q = torch.randn(reps, DOC_RANGE_PAIRS, d, generator=g, device=device)
-            k = torch.randn(reps, DOC_RANGE_PAIRS, d, generator=g, device=device)
-            s = (q * k).sum(dim=-1).double()  # (reps, pairs)
+        for reps in chunks(params.range_repeats, DOC_RANGE_PAIRS * 4):
+            s = normal_dot_products((reps, DOC_RANGE_PAIRS), d, g, device)  # (reps, pairs), float64
             if first is None:
                 first = s[0].cpu()
             lows += s.min(dim=1).values.tolist()

@@ -166,7 +166,9 @@ def tables(results):
         ClaimTable(
             "variance-ranges",
             "002 'Experimental Evidence': histogram ranges of 1 000 dot products",
-            "The document's stated range against the spread of the largest |q·k| among 1 000 pairs.",
+            "The document's stated range against the spread of the largest |q·k| among 1 000 pairs. Each "
+            "pair's q·k is drawn as |q|·z with |q|² ~ χ²(d) and z ~ N(0, 1): exactly the distribution of the "
+            "dot product of two standard normal d-vectors, without drawing the vectors.",
             PART_002,
         ),
         range_var_table(results),
