@@ -49,7 +49,7 @@ def measure(profile="standard", steps=10, runs=3, device="cpu", threads=1, confi
     from reportgen.experiments.lm import corpus, model
     from reportgen.experiments.lm import run as R
     from reportgen.experiments.lm.params import PARAMS
-    from reportgen.sampling import generator
+    from reportgen.experiments.sampling import generator
 
     if device == "cpu":
         torch.set_num_threads(threads)

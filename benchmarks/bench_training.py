@@ -58,9 +58,9 @@ def measure(profile="standard", dk=None, steps=20, runs=3, device="cpu", threads
     """Median seconds of both trainers per d_k, their speed-up, and how far their losses agree."""
     import torch
 
+    from reportgen.experiments.sampling import generator
     from reportgen.experiments.training import run as T
     from reportgen.experiments.training.params import PARAMS
-    from reportgen.sampling import generator
 
     if device == "cpu":
         torch.set_num_threads(threads)

@@ -71,7 +71,7 @@ def step_seconds(params, width, heads, d_k, variants, device, models, steps=3):
 
     from reportgen.experiments.lm import corpus, model
     from reportgen.experiments.lm import run as R
-    from reportgen.sampling import generator
+    from reportgen.experiments.sampling import generator
 
     text, vocabulary, _ = corpus.read()
     train = corpus.encode(text["train"], vocabulary, device)

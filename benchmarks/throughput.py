@@ -9,7 +9,7 @@ Run it from the repository root with the venv the README sets up:
 Both numbers are float32 values drawn per second on the CPU, medians over the runs:
 
   randn   torch.randn into (rows, d) tensors from a seeded CPU torch.Generator, in the
-          sweep's own chunk shapes (reportgen.sampling.chunks of each batch's rows,
+          sweep's own chunk shapes (reportgen.experiments.sampling.chunks of each batch's rows,
           CHUNK_ELEMENTS per tensor at most), nothing else: the ceiling for a loop whose inputs are all drawn by torch.randn.
   sweep   reportgen.experiments.variance.dot_product_sweep with the profile's parameters
           (--profile, default standard) but one d_k of --dims at a time, each call timed
@@ -46,7 +46,7 @@ SIZES = {
 
 def batch_chunks(params, d):
     """The (rows) of every torch.randn call the sweep makes for one d_k: chunks of each batch."""
-    from reportgen.sampling import chunks
+    from reportgen.experiments.sampling import chunks
 
     per_batch = params.samples // params.batches
     return [c for _ in range(params.batches) for c in chunks(per_batch, 2 * d)]
@@ -56,7 +56,7 @@ def randn_throughput(params, d, seed=0):
     """Floats per second of torch.randn alone for one d_k, drawn in the sweep's chunk shapes."""
     import torch
 
-    from reportgen.sampling import generator
+    from reportgen.experiments.sampling import generator
 
     g = generator("cpu", seed, "throughput", d)
     drawn = 0

@@ -15,8 +15,8 @@ from pathlib import Path
 from reportgen import errata, story
 from reportgen.documents import FIXED, GONE, STATES
 from reportgen.errors import ReportgenError
-from reportgen.family import Table
-from reportgen.stats import LEVEL
+from reportgen.experiments.family import Table
+from reportgen.experiments.stats import LEVEL
 from reportgen.tally import coverage, family_wise, statements, tally, verdict_counts
 from reportgen.verdicts import VERDICTS
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from reportgen import cache, workers
 from reportgen.atomic import write_if_changed
 from reportgen.errors import short_traceback
-from reportgen.family import Figure
+from reportgen.experiments.family import Figure
 from reportgen.gcpause import paused_gc
 
 FORMATS = ("svg", "png")

@@ -38,9 +38,9 @@ Every verdict comes with one plain sentence.
 import math
 from decimal import Decimal
 
-from reportgen import thresholds
+from reportgen.experiments import thresholds
+from reportgen.experiments.measure import Measurement
 from reportgen.formatting import fmt, fmt_interval, parse_printed, printed_digits, shown
-from reportgen.measure import Measurement
 from reportgen.verdicts import (
     CONFIRMED,
     CONTRADICTED,

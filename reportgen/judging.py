@@ -6,8 +6,8 @@ only hands it the measurements and carries the verdicts on.
 from dataclasses import replace
 
 from reportgen import prose
+from reportgen.experiments.measure import MeasureUnavailable, level_of
 from reportgen.judge import judge, summarize, unavailable
-from reportgen.measure import MeasureUnavailable, level_of
 
 
 def judge_run(run, claims):

@@ -55,7 +55,7 @@ def _number(j, match):
     if field == "verdict":
         return j.verdict
     if field == "threshold":
-        from reportgen.thresholds import value
+        from reportgen.experiments.thresholds import value
 
         return f"{value(j.claim.threshold):g}" if j.claim.threshold is not None else NOT_MEASURED
     m = j.measurement

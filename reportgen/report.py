@@ -15,11 +15,11 @@ from importlib import resources
 from pathlib import Path
 
 from reportgen.errors import ReportgenError
-from reportgen.family import Table
+from reportgen.experiments.family import Table
+from reportgen.experiments.stats import LEVEL
 from reportgen.gcpause import paused_gc
 from reportgen.tally import coverage, family_wise, statements, tally, verdict_counts
 from reportgen.verdicts import VERDICTS
-from reportgen.stats import LEVEL
 
 LANG = "en"  # the report's own language (its sentences are English whatever the documents')
 

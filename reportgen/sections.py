@@ -6,7 +6,7 @@ A failure in any of them fails only its own section: the report shows a failure 
 from dataclasses import dataclass, replace
 
 from reportgen.errors import short_traceback
-from reportgen.family import ClaimTable
+from reportgen.experiments.family import ClaimTable
 from reportgen.judging import judge_run
 
 

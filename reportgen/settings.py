@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, make_dataclass
 from pathlib import Path
 
 from reportgen import limits, text
-from reportgen.family import PROFILES
+from reportgen.experiments.family import PROFILES
 
 DEVICES = ("auto", "cpu", "cuda")
 FORMATS = ("html", "pdf")

@@ -7,8 +7,8 @@ that what reads verdicts (the claims loader, the report, drift, errata) needs no
 import math
 from dataclasses import dataclass
 
+from reportgen.experiments.measure import Measurement
 from reportgen.formatting import fmt, fmt_interval, parse_printed
-from reportgen.measure import Measurement
 
 CONFIRMED = "confirmed"
 PARTLY = "partly"

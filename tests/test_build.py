@@ -23,11 +23,11 @@ from conftest import (
 )
 
 from reportgen import __version__, atomic
+from reportgen.experiments import EXPERIMENTS
+from reportgen.experiments.family import PROFILES, ClaimTable, Experiment, Figure, Table
+from reportgen.experiments.sources import Source
 from reportgen.mathtex import plain
 from reportgen.verdicts import VERDICTS
-from reportgen.experiments import EXPERIMENTS
-from reportgen.family import PROFILES, ClaimTable, Experiment, Figure, Table
-from reportgen.sources import Source
 
 needs_pdf = pytest.mark.skipif(not pdf_supported(), reason="WeasyPrint (Pango) is not available")
 

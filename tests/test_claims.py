@@ -159,7 +159,7 @@ def test_interval_claims_use_the_report_level(catalog):
     A claim at another level would show a different interval in the Findings and the appendix than
     the chapter's table or figure shows for the same quantity.
     """
-    from reportgen.stats import LEVEL
+    from reportgen.experiments.stats import LEVEL
 
     # The battery's 'level' is an accuracy target; 002's ranges are prediction ranges of one run,
     # judged one-sided at 1% (the central 98%), and say so in their justification.

@@ -19,6 +19,7 @@ import pytest
 
 from reportgen.experiments.gradients.measures import dk_ratio
 from reportgen.experiments.gradients.params import PARAMS as GRADIENTS
+from reportgen.experiments.stats import level_z, mean_interval, quantile_range, student_t, wilson_interval
 from reportgen.experiments.variance.measures import (
     kurtosis_interval,
     unit_interval,
@@ -28,7 +29,6 @@ from reportgen.experiments.variance.measures import (
 )
 from reportgen.experiments.variance.params import DOC_RANGE_PAIRS, PARAMS as VARIANCE
 from reportgen.experiments.worked.params import PARAMS as WORKED
-from reportgen.stats import level_z, mean_interval, quantile_range, student_t, wilson_interval
 
 TOLERANCE = 0.01  # the issue's "within 1 point of its nominal level"
 LEVELS = (0.99, 0.95)  # 0.99 for claim verdicts, 0.95 in the tables
@@ -50,7 +50,7 @@ def qk(rng, d, shape):
 
 
 def power_sums(x):
-    """Σx, Σx², Σx³, Σx⁴ over the last axis, as reportgen.moments.Moments accumulates them."""
+    """Σx, Σx², Σx³, Σx⁴ over the last axis, as reportgen.experiments.moments.Moments accumulates them."""
     x2 = x * x
     return np.stack([x.sum(-1), x2.sum(-1), (x2 * x).sum(-1), (x2 * x2).sum(-1)], -1)
 
@@ -79,7 +79,7 @@ def test_student_t_is_the_exact_quantile(level, df):
 
 
 def t_two_sided_coverage(t, df):
-    """P(|T_df| ≤ t), exactly (A&S 26.7.3, 26.7.4), independent of reportgen.stats."""
+    """P(|T_df| ≤ t), exactly (A&S 26.7.3, 26.7.4), independent of reportgen.experiments.stats."""
     theta = math.atan(t / math.sqrt(df))
     c2, s = math.cos(theta) ** 2, math.sin(theta)
     if df % 2:

@@ -6,7 +6,7 @@ from test_judge import make as judge_claim
 
 from reportgen import claims, judge, prose
 from reportgen.errors import ConfigError
-from reportgen.measure import Measurement
+from reportgen.experiments.measure import Measurement
 
 CONFIRMED, PARTLY, CONTRADICTED, INCONCLUSIVE, UNVERIFIABLE = judge.VERDICTS
 

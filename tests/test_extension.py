@@ -12,8 +12,8 @@ FAMILY = {
         """A tiny family: the mean of normal draws."""
         from dataclasses import dataclass
 
-        from reportgen.family import Experiment
-        from reportgen.sources import Source
+        from reportgen.experiments.family import Experiment
+        from reportgen.experiments.sources import Source
 
 
         @dataclass(frozen=True)
@@ -36,8 +36,8 @@ FAMILY = {
             return {"mean": float(x.mean()), "std": float(x.std()), "n": params.draws}
     ''',
     "measures.py": '''
-        from reportgen.measure import Measurement, Measures
-        from reportgen.stats import level_z
+        from reportgen.experiments.measure import Measurement, Measures
+        from reportgen.experiments.stats import level_z
 
         MEASURES = Measures()
 
@@ -49,7 +49,7 @@ FAMILY = {
                                f"{level:.0%} CI of the mean")
     ''',
     "tables.py": '''
-        from reportgen.family import ClaimTable, Table
+        from reportgen.experiments.family import ClaimTable, Table
 
 
         def tables(results):
@@ -57,7 +57,7 @@ FAMILY = {
                     ClaimTable("tiny-claims", "The document's means", "Documented beside measured.")]
     ''',
     "figures.py": '''
-        from reportgen.family import Figure
+        from reportgen.experiments.family import Figure
         from reportgen.figures import subplots
 
 

@@ -12,7 +12,7 @@ from reportgen.experiments.gradients import EXPERIMENT
 from reportgen.experiments.gradients import run as G
 from reportgen.experiments.gradients.measures import MEASURES
 from reportgen.experiments.gradients.params import DOC_SCALES, PARAMS
-from reportgen.measure import Measurement, MeasureUnavailable
+from reportgen.experiments.measure import Measurement, MeasureUnavailable
 
 TINY = replace(
     PARAMS["quick"], sigmas=(0.1, 1.0, 10.0, 100.0), keys=(4, 16), norm_elements=64, dk_dims=(1, 64, 128, 1024),

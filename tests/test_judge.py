@@ -6,8 +6,8 @@ import pytest
 
 from reportgen import judge, tally
 from reportgen.claims import Claim
+from reportgen.experiments.measure import Measurement
 from reportgen.formatting import fmt, printed_digits
-from reportgen.measure import Measurement
 
 CONFIRMED, PARTLY, CONTRADICTED, INCONCLUSIVE, UNVERIFIABLE = judge.VERDICTS
 

@@ -14,8 +14,8 @@ from reportgen.experiments.lm import measures as M
 from reportgen.experiments.lm import run as R
 from reportgen.experiments.lm import sweep as S
 from reportgen.experiments.lm.params import NAMES, PARAMS
-from reportgen.measure import MeasureUnavailable
-from reportgen.sampling import generator
+from reportgen.experiments.measure import MeasureUnavailable
+from reportgen.experiments.sampling import generator
 
 VOCAB = 20
 
@@ -245,7 +245,7 @@ def test_quick_results_are_plain_and_complete():
 
 
 def test_tables_and_claims_slot():
-    from reportgen.family import ClaimTable
+    from reportgen.experiments.family import ClaimTable
 
     layout = EXPERIMENT.tables(quick_results("lm"))
     assert [t.slug for t in layout if isinstance(t, ClaimTable)] == ["lm-verdicts"]
@@ -318,7 +318,7 @@ def test_full_profile_runs_end_to_end_at_a_tiny_size():
 
 def test_a_bounded_quantity_keeps_its_interval_inside_its_bounds():
     """An accuracy over a few bimodal seeds: the t interval would pass 100%; it is cut to [0, 1]."""
-    from reportgen.paired import ratio_measurement
+    from reportgen.experiments.paired import ratio_measurement
 
     m = ratio_measurement([0.99, 0.98, 0.35, 0.99, 0.9], "accuracy", log=False, pairs=False, bounds=(0.0, 1.0))
     assert 0.0 <= m.lo < m.value < m.hi == 1.0

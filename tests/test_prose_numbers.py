@@ -18,8 +18,8 @@ import pytest
 
 from reportgen import claims
 from reportgen.experiments import EXPERIMENTS
+from reportgen.experiments.thresholds import THRESHOLDS
 from reportgen.prose import PLACEHOLDER
-from reportgen.thresholds import THRESHOLDS
 
 TEXTS = ("correct", "note", "boundary", "label")
 

@@ -10,8 +10,8 @@ from conftest import judged_claims, quick_results
 from reportgen.claims import catalog
 from reportgen.experiments.saturation import params as sparams
 from reportgen.experiments.saturation.measures import expected_max_normal
+from reportgen.experiments.thresholds import THRESHOLDS
 from reportgen.verdicts import CONFIRMED, CONTRADICTED, UNVERIFIABLE
-from reportgen.thresholds import THRESHOLDS
 
 
 @pytest.fixture(scope="module")

@@ -1,12 +1,12 @@
-"""reportgen.stats and reportgen.claims against closed forms and known values."""
+"""reportgen.experiments.stats and reportgen.claims against closed forms and known values."""
 
 import math
 
 import numpy as np
 import pytest
 
-from reportgen import stats
-from reportgen.moments import Moments
+from reportgen.experiments import stats
+from reportgen.experiments.moments import Moments
 
 
 

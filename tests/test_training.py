@@ -5,12 +5,12 @@ import torch
 from conftest import judged_claims, run_experiment
 
 from reportgen.claims import catalog
+from reportgen.experiments.measure import MeasureUnavailable
+from reportgen.experiments.sampling import generator
 from reportgen.experiments.training import EXPERIMENT
 from reportgen.experiments.training import measures as M
 from reportgen.experiments.training import params as P
 from reportgen.experiments.training import run as T
-from reportgen.measure import MeasureUnavailable
-from reportgen.sampling import generator
 
 TINY = P.TrainingParams(dims=(8, 32), lrs=(1e-2, 1e-1), seeds=2, steps=20, batch=8, window=5)
 
@@ -72,7 +72,7 @@ def test_run_results_are_plain(results):
 
 def test_tables_and_claims_slot(results):
     """Data tables from results alone, and one claims-table slot under the verdicts heading."""
-    from reportgen.family import ClaimTable
+    from reportgen.experiments.family import ClaimTable
 
     layout = EXPERIMENT.tables(results)
     slots = [t for t in layout if isinstance(t, ClaimTable)]

@@ -8,10 +8,10 @@ import torch
 
 from conftest import judged_claims, quick_results
 
-from reportgen import sampling
+from reportgen.experiments import sampling
+from reportgen.experiments.stats import Z99, variance_interval
 from reportgen.experiments.variance import params as variance
 from reportgen.experiments.variance import run as variance_run
-from reportgen.stats import Z99, variance_interval
 
 INIT_COMPONENT_VARIANCE = {  # Var(q_i) at d_model = 512, d_k = 64
     "kaiming_uniform": 1 / 3, "xavier_mha": 1 / 2, "xavier_linear": 2 * 512 / (512 + 64), "normal": 1.0,
@@ -160,10 +160,10 @@ def test_sweep_table_prints_the_claims_interval(results):
     The chapters printed 95% intervals while the claims judged on 99%, so one number carried two
     intervals in one report ([15.537, 16.434] in the Findings, [15.644, 16.327] in the chapter).
     """
+    from reportgen.experiments.stats import LEVEL, LEVEL_LABEL
     from reportgen.experiments.variance.measures import var_qk
     from reportgen.experiments.variance.tables import sweep_table
     from reportgen.formatting import fmt_interval
-    from reportgen.stats import LEVEL, LEVEL_LABEL
 
     table = sweep_table(results)
     assert f"{LEVEL_LABEL} confidence intervals" in table.caption

@@ -7,8 +7,8 @@ import pytest
 from conftest import judged_claims, quick_results
 
 from reportgen import claims, experiments, judge
+from reportgen.experiments.family import ClaimTable
 from reportgen.experiments.worked import params, run, tables
-from reportgen.family import ClaimTable
 
 
 @pytest.fixture(scope="module")

@@ -17,8 +17,8 @@ from pathlib import Path
 from reportgen.claims.files import claim_files, read
 from reportgen.claims.findings import load_findings
 from reportgen.errors import ConfigError
+from reportgen.experiments.thresholds import THRESHOLDS, band
 from reportgen.prose import bad_fields, names
-from reportgen.thresholds import THRESHOLDS, band
 from reportgen.verdicts import VERDICTS
 
 # consistency: a check of a document's own arithmetic on its own numbers (a measured
@@ -63,7 +63,7 @@ class Claim:
     measure: str = ""  # "<family>.<measure>"; empty for an unverifiable claim
     family_name: str = ""  # the family whose section shows an unverifiable claim
     args: dict = field(default_factory=dict)  # keyword arguments of the measure
-    threshold: float | str | None = None  # at_least / at_most: a number, or a name in reportgen/thresholds.py
+    threshold: float | str | None = None  # at_least / at_most: a number, or a name in reportgen/experiments/thresholds.py
     bound: str = "value"  # at_least / at_most: which end of the measurement is compared
     justification: str = ""  # one line: why this rule and margin read the statement fairly
     reason: str = ""  # unverifiable: what would be needed to check it
@@ -283,7 +283,7 @@ def _parse(entry, doc, where):
     if rule in ("at_least", "at_most") and not (
         isinstance(threshold, (int, float)) or threshold in THRESHOLDS
     ):
-        problems.append(f"{where}: rule '{rule}' needs a threshold: a number or one of reportgen/thresholds.py")
+        problems.append(f"{where}: rule '{rule}' needs a threshold: a number or one of reportgen/experiments/thresholds.py")
     if rule in ("at_least", "at_most", "interval") and not entry.get("justification"):
         problems.append(f"{where}: rule '{rule}' needs a one-line justification")
     if entry.get("bound", "value") not in BOUNDS:

@@ -1,7 +1,11 @@
 """The registry of experiment families, in report order.
 
-Each family is a package of this folder with the roles of reportgen.family; its
-__init__ defines EXPERIMENT and imports nothing heavy.
+Each family is a package of this folder with the roles of reportgen.experiments.family; its
+__init__ defines EXPERIMENT and imports nothing heavy. Beside the families, what they share:
+seeded sampling, streaming moments and softmax row statistics for the runs; measurements,
+intervals, paired comparisons and the thresholds that turn the documents' words into numbers
+for the measures. This stage imports nothing of judging, rendering or publishing, except that
+a family's figures role draws with reportgen.figures.
 """
 
 from reportgen.experiments import gradients, lm, saturation, temperature, training, variance, worked

@@ -1,8 +1,8 @@
 """Gradients family: the softmax Jacobian, and gradients at initialization through attention."""
 
+from reportgen.experiments.family import Experiment
 from reportgen.experiments.gradients.params import PARAMS
-from reportgen.family import Experiment
-from reportgen.sources import Source
+from reportgen.experiments.sources import Source
 
 # Sub-headings of the section, shared by its tables and figures.
 PART_DOC = "000's Jacobian table, recomputed"

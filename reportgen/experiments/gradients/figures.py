@@ -5,12 +5,12 @@ from dataclasses import replace
 
 import numpy as np
 
+from reportgen.experiments.family import Figure
 from reportgen.experiments.gradients import PART_DEPTH, PART_LAYER, PART_NORMS
 from reportgen.experiments.gradients.measures import depth_summary, norm_curve
-from reportgen.family import Figure
+from reportgen.experiments.stats import LEVEL_LABEL, Z, mean_interval
+from reportgen.experiments.thresholds import THRESHOLDS
 from reportgen.figures import subplots
-from reportgen.stats import LEVEL_LABEL, Z, mean_interval
-from reportgen.thresholds import THRESHOLDS
 
 SCALED, UNSCALED = "#1f5fa8", "#d1495b"
 

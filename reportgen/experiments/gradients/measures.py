@@ -9,9 +9,9 @@ import math
 
 import numpy as np
 
-from reportgen.measure import Measurement, MeasureUnavailable, Measures
-from reportgen.stats import Z, level_z, mean_interval
-from reportgen.thresholds import THRESHOLDS
+from reportgen.experiments.measure import Measurement, MeasureUnavailable, Measures
+from reportgen.experiments.stats import Z, level_z, mean_interval
+from reportgen.experiments.thresholds import THRESHOLDS
 
 MEASURES = Measures()  # name -> f(results, **args) -> Measurement, each registered below
 

@@ -9,7 +9,7 @@ from reportgen.experiments.gradients.params import (
     EX5_CASES,
     FLOW_PEAKED_LOGITS,
 )
-from reportgen.thresholds import THRESHOLDS
+from reportgen.experiments.thresholds import THRESHOLDS
 
 JACOBIAN_CHECK_VECTORS = 16  # random score vectors for analytic vs autograd vs finite differences
 SATURATED = THRESHOLDS["saturated_row"]  # a query row is saturated when its largest probability exceeds this
@@ -107,7 +107,7 @@ def jacobian_agreement(seed):
     """Max |analytic − jacrev| and |analytic − central differences| over random score vectors."""
     import torch
 
-    from reportgen.sampling import generator
+    from reportgen.experiments.sampling import generator
 
     g = generator("cpu", seed, "jacobian-check")
     worst_autograd = worst_fd = 0.0
@@ -176,7 +176,7 @@ def norm_curves(params, seed, device, progress):
     """Mean ‖J‖_F and ‖J‖_2 against the std of i.i.d. normal logits, per number of keys."""
     import torch
 
-    from reportgen.sampling import generator
+    from reportgen.experiments.sampling import generator
 
     rows = []
     for n in progress(params.keys, "gradients: Jacobian norm vs logit std"):
@@ -207,7 +207,7 @@ def norms_vs_dk(params, seed, device, progress):
     """‖J‖ for q·k_j over n keys with q, k ~ N(0, I_dk), raw and divided by √d_k."""
     import torch
 
-    from reportgen.sampling import chunks, generator
+    from reportgen.experiments.sampling import chunks, generator
 
     rows = []
     for n, d in progress([(n, d) for n in params.dk_keys for d in params.dk_dims], "gradients: Jacobian norm vs d_k"):
@@ -251,7 +251,7 @@ def layer_gradients(params, seed, device, progress):
     """Gradient norms at init through x → W_q, W_k, W_v → softmax(QKᵀ·s)V → ½‖O − Y‖²/T."""
     import torch
 
-    from reportgen.sampling import chunks, generator
+    from reportgen.experiments.sampling import chunks, generator
 
     rows = []
     T = params.tokens
@@ -303,7 +303,7 @@ def depth_gradients(params, seed, device, progress):
     """Per-block gradient norms through L pre-LayerNorm attention blocks, scaled and unscaled."""
     import torch
 
-    from reportgen.sampling import chunks, generator
+    from reportgen.experiments.sampling import chunks, generator
 
     rows = []
     T, L = params.tokens, params.depth

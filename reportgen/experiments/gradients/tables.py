@@ -5,13 +5,13 @@ from dataclasses import replace
 
 import numpy as np
 
+from reportgen.experiments.family import ClaimTable, Table
 from reportgen.experiments.gradients import PART_001, PART_DEPTH, PART_DOC, PART_FORMULA, PART_LAYER, PART_NORMS
 from reportgen.experiments.gradients.measures import depth_ratios, depth_summary, norm_curve, paired_ratio
 from reportgen.experiments.gradients.params import DOC_BASE_SCORES
-from reportgen.family import ClaimTable, Table
+from reportgen.experiments.stats import Z
+from reportgen.experiments.thresholds import THRESHOLDS
 from reportgen.formatting import fmt
-from reportgen.stats import Z
-from reportgen.thresholds import THRESHOLDS
 
 SATURATED = THRESHOLDS["saturated_row"]
 

@@ -1,9 +1,9 @@
 """Language-model family: byte-level Transformers on the Python standard library, ten score conventions."""
 
+from reportgen.experiments.family import Experiment
 from reportgen.experiments.lm.baselines import GATE_BITS
 from reportgen.experiments.lm.params import PARAMS
-from reportgen.family import Experiment
-from reportgen.sources import Source
+from reportgen.experiments.sources import Source
 
 # Sub-headings of the section, shared by its tables and figures.
 PART_CORPUS = "The corpus and the models"

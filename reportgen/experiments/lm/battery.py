@@ -79,7 +79,7 @@ def init_weights(task, grid, seed, device):
     """Stacked W_q, W_k, R = W_v W_o and log-multipliers; each replicate × d_k its own draw."""
     import torch
 
-    from reportgen.sampling import generator
+    from reportgen.experiments.sampling import generator
 
     n_q, n_c, n_out, _, _ = SHAPES[task]
     draws = {}
@@ -130,7 +130,7 @@ def train(task, params, seed, device):
     One stack per d_k (padding the small d_k to the large one would double the optimiser's
     work), every scaling, optimizer, rate and replicate of that d_k in it.
     """
-    from reportgen.sampling import generator
+    from reportgen.experiments.sampling import generator
 
     grid = model_grid(params)
     batches = make_batches(task, generator(device, seed, "battery-data", task), params.steps, params.seeds,

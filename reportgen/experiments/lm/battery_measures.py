@@ -6,8 +6,8 @@ Each variant at its own best rate, seeds paired; lm/measures.py's MEASURES inclu
 import numpy as np
 
 from reportgen.experiments.lm.sweep import INF, lr_text
-from reportgen.measure import MeasureUnavailable, Measures
-from reportgen.paired import ratio_measurement
+from reportgen.experiments.measure import MeasureUnavailable, Measures
+from reportgen.experiments.paired import ratio_measurement
 
 MEASURES = Measures()  # the battery's measures, name -> f(results, **args) -> Measurement
 

@@ -5,11 +5,11 @@ from dataclasses import replace
 
 import numpy as np
 
+from reportgen.experiments.family import Figure
 from reportgen.experiments.lm import PART_ATTENTION, PART_BATTERY, PART_SWEEP
 from reportgen.experiments.lm.battery_measures import Battery
-from reportgen.experiments.lm.sweep import Sweep, alpha_fit, capped, lr_text, mean_entropy, qk_std
 from reportgen.experiments.lm.params import BATTERY_SCALINGS, LABELS, NAMES
-from reportgen.family import Figure
+from reportgen.experiments.lm.sweep import Sweep, alpha_fit, capped, lr_text, mean_entropy, qk_std
 from reportgen.figures import subplots
 
 COLORS = dict(zip(NAMES, ("#1f5fa8", "#d1495b", "#2e8b57", "#e8a33d", "#6b4c9a", "#8c564b", "#17becf",

@@ -32,9 +32,9 @@ from reportgen.experiments.lm.sweep import (
     peak_logit,
     per_seed_test,
 )
-from reportgen.measure import Measurement, MeasureUnavailable, Measures
-from reportgen.paired import Conditions, count_measurement, ratio_measurement, ratios
-from reportgen.stats import LEVEL
+from reportgen.experiments.measure import Measurement, MeasureUnavailable, Measures
+from reportgen.experiments.paired import Conditions, count_measurement, ratio_measurement, ratios
+from reportgen.experiments.stats import LEVEL
 
 MEASURES = Measures()  # name -> f(results, **args) -> Measurement: the sweep's, registered below, and
 MEASURES.include(battery_measures.MEASURES)  # the task battery's

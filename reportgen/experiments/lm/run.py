@@ -59,7 +59,7 @@ def train_configuration(params, seed, device, data, vocab, width, heads, d_k, va
     import torch
 
     from reportgen.experiments.lm import model
-    from reportgen.sampling import generator
+    from reportgen.experiments.sampling import generator
 
     T, B, steps = params.context, params.batch, params.steps
     cells = model.order_grid([(v, lr, s) for v in variants for lr in params.lrs for s in range(params.seeds)],

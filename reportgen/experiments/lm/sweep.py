@@ -24,9 +24,9 @@ import numpy as np
 
 from reportgen.experiments.lm.baselines import gate_reason
 from reportgen.experiments.lm.params import COLLAPSED_ENTROPY, DIVERGE_BITS
+from reportgen.experiments.measure import MeasureUnavailable
 from reportgen.experiments.ratesweep import RateSweep
-from reportgen.measure import MeasureUnavailable
-from reportgen.stats import LEVEL, level_z, student_t
+from reportgen.experiments.stats import LEVEL, level_z, student_t
 
 INF = math.inf
 SLACK_BITS = 0.05  # steps-to-target: the target is the worse tuned final loss plus this

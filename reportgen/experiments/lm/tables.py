@@ -4,10 +4,10 @@ import math
 
 import numpy as np
 
+from reportgen.experiments.family import ClaimTable, Table
 from reportgen.experiments.lm import PART_ATTENTION, PART_BATTERY, PART_CORPUS, PART_SWEEP, PART_VERDICTS
 from reportgen.experiments.lm.baselines import GATE_BITS
 from reportgen.experiments.lm.battery_measures import Battery
-from reportgen.experiments.lm.sweep import Sweep, alpha_fit, collapsed_share, lr_text, mean_entropy, peak_logit
 from reportgen.experiments.lm.params import (
     BATTERY_SCALINGS,
     COLLAPSED_ENTROPY,
@@ -17,9 +17,9 @@ from reportgen.experiments.lm.params import (
     SATURATED_ROW,
     TASKS,
 )
-from reportgen.family import ClaimTable, Table
+from reportgen.experiments.lm.sweep import Sweep, alpha_fit, collapsed_share, lr_text, mean_entropy, peak_logit
+from reportgen.experiments.stats import LEVEL_LABEL
 from reportgen.formatting import fmt
-from reportgen.stats import LEVEL_LABEL
 
 
 def _num(x, digits=2):

@@ -7,8 +7,8 @@ import math
 import numpy as np
 
 from reportgen.experiments.lm.sweep import Sweep, lr_text, name, per_seed_sensitivity
-from reportgen.measure import Measurement, Measures
-from reportgen.paired import ratio_measurement, ratios
+from reportgen.experiments.measure import Measurement, Measures
+from reportgen.experiments.paired import ratio_measurement, ratios
 
 MEASURES = Measures()  # name -> f(results, **args) -> Measurement, each registered below
 

@@ -1,8 +1,8 @@
 """Saturation family: how score magnitude pushes softmax towards one-hot, and the documents' softmax examples."""
 
+from reportgen.experiments.family import Experiment
 from reportgen.experiments.saturation.params import PARAMS
-from reportgen.family import Experiment
-from reportgen.sources import Source
+from reportgen.experiments.sources import Source
 
 # Sub-headings of the section, shared by its tables and figures.
 PART_BEHAVIOR = "000's softmax_behavior_demo, rerun"

@@ -5,13 +5,13 @@ from dataclasses import replace
 
 import numpy as np
 
+from reportgen.experiments.family import Figure
 from reportgen.experiments.saturation import PART_EXERCISE, PART_FIGURE, PART_STABILITY, PART_SWEEP
 from reportgen.experiments.saturation.measures import expected_max_normal, interval, pooled_max_z
 from reportgen.experiments.saturation.params import DOC_FIGURE_DK, DOC_FIGURE_LEN, DOC_FIGURE_SEED
-from reportgen.family import Figure
+from reportgen.experiments.stats import LEVEL_LABEL, Z
+from reportgen.experiments.thresholds import THRESHOLDS
 from reportgen.figures import subplots
-from reportgen.stats import LEVEL_LABEL, Z
-from reportgen.thresholds import THRESHOLDS
 
 SATURATED_MAX_WEIGHT = THRESHOLDS["saturated_max_weight"]  # the dotted line of the sweep figure
 

@@ -9,12 +9,12 @@ import math
 
 import numpy as np
 
-from reportgen import thresholds
+from reportgen.experiments import thresholds
+from reportgen.experiments.measure import Measurement, MeasureUnavailable, Measures
+from reportgen.experiments.rowstats import entropy
 from reportgen.experiments.saturation.params import DOC_FIGURE_LEN, DOC_PARTIAL_SCORES
-from reportgen.thresholds import THRESHOLDS
-from reportgen.measure import Measurement, MeasureUnavailable, Measures
-from reportgen.rowstats import entropy
-from reportgen.stats import level_z
+from reportgen.experiments.stats import level_z
+from reportgen.experiments.thresholds import THRESHOLDS
 
 MEASURES = Measures()  # name -> f(results, **args) -> Measurement, each registered below
 
@@ -283,7 +283,7 @@ def figure_row_max_weight(results, scaled=False):
 def figure_nuance_margin(results, uniform, saturated, scaled=True):
     """How far the seed-42 figure is from both near-uniform and saturated: the smaller margin.
 
-    `uniform` and `saturated` name thresholds (reportgen/thresholds.py) on the entropy share and
+    `uniform` and `saturated` name thresholds (reportgen/experiments/thresholds.py) on the entropy share and
     the mean largest weight; the margin is positive when the figure meets neither.
     """
     share = figure_entropy_share(results, scaled).value

@@ -23,16 +23,16 @@ from reportgen.experiments.saturation.params import (
     SWEEP_CHUNK,
     HIST_BINS,
 )
-from reportgen.thresholds import THRESHOLDS
+from reportgen.experiments.thresholds import THRESHOLDS
 
 
 def saturation_sweep(params, seed, device, progress):
     """Max weight, entropy and largest logit of attention rows, unscaled and scaled, per (d_k, n)."""
     import torch
 
-    from reportgen.moments import Moments
-    from reportgen.rowstats import row_stats
-    from reportgen.sampling import chunks, generator
+    from reportgen.experiments.moments import Moments
+    from reportgen.experiments.rowstats import row_stats
+    from reportgen.experiments.sampling import chunks, generator
 
     cells = []
     for d in progress(params.dims, "saturation: d_k × n sweep"):
@@ -167,8 +167,8 @@ def figure_rerun(params, seed, device, progress):
     """000's 2×3 figure with its seed, then the same setting over fresh seeds."""
     import torch
 
-    from reportgen.moments import Moments
-    from reportgen.sampling import chunks, generator
+    from reportgen.experiments.moments import Moments
+    from reportgen.experiments.sampling import chunks, generator
 
     g = torch.Generator().manual_seed(DOC_FIGURE_SEED)  # the stream of torch.manual_seed(42)
     Q = torch.randn(1, DOC_FIGURE_LEN, DOC_FIGURE_DK, generator=g)

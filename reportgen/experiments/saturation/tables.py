@@ -2,6 +2,7 @@
 
 import math
 
+from reportgen.experiments.family import ClaimTable, Table
 from reportgen.experiments.saturation import (
     PART_002,
     PART_BEHAVIOR,
@@ -13,9 +14,8 @@ from reportgen.experiments.saturation import (
 )
 from reportgen.experiments.saturation.measures import expected_max_normal, interval, pooled_max_z
 from reportgen.experiments.saturation.params import DOC_002_ORIGINAL, DOC_002_ROUNDED_ROOT3, DOC_BEHAVIOR_BASE, DOC_FIGURE_LEN
-from reportgen.family import ClaimTable, Table
+from reportgen.experiments.stats import LEVEL_LABEL, Z
 from reportgen.formatting import fmt, fmt_interval
-from reportgen.stats import LEVEL_LABEL, Z
 
 TABLE_DIMS = (1, 4, 16, 64, 256, 1024)  # d_k rows of the sweep tables (the figure shows all)
 

@@ -1,8 +1,8 @@
 """Temperature family: softmax(s/T) from argmax to uniform, τ around √d_k, and the alternatives to √d_k."""
 
+from reportgen.experiments.family import Experiment
+from reportgen.experiments.sources import Source
 from reportgen.experiments.temperature.params import PARAMS
-from reportgen.family import Experiment
-from reportgen.sources import Source
 
 # Sub-headings of the section, shared by its tables and figures.
 PART_SWEEP = "softmax(s/T) from T = 0.01 to 1000"

@@ -4,7 +4,9 @@ import math
 
 import numpy as np
 
-from reportgen import thresholds
+from reportgen.experiments import thresholds
+from reportgen.experiments.measure import Measurement, MeasureUnavailable, Measures
+from reportgen.experiments.stats import level_z
 from reportgen.experiments.temperature.params import (
     SDPA_ATOL,
     SDPA_BALANCED,
@@ -13,8 +15,6 @@ from reportgen.experiments.temperature.params import (
     SDPA_WEIGHTS,
     SHIFTS,
 )
-from reportgen.measure import Measurement, MeasureUnavailable, Measures
-from reportgen.stats import level_z
 
 MEASURES = Measures()  # name -> f(results, **args) -> Measurement, each registered below
 
@@ -115,7 +115,7 @@ def entropy_share(results, T, across_n="min", level=0.99):
 def one_hot_violations(results, reach="limit_share"):
     """Departures from 'approaches one-hot as scores grow': steps of the T grid where the mean
     largest weight falls as T falls (scores s/T grow), plus lengths n whose mean largest weight
-    at the lowest T stays below the threshold `reach` (a name in reportgen/thresholds.py)."""
+    at the lowest T stays below the threshold `reach` (a name in reportgen/experiments/thresholds.py)."""
     cut = thresholds.value(reach)
     t_min = temperature_of(results, "lowest")
     falls, short, cold = 0, 0, {}

@@ -2,6 +2,7 @@
 
 import math
 
+from reportgen.experiments.rowstats import row_stats
 from reportgen.experiments.temperature.params import (
     EXAMPLE_DK,
     EXAMPLE_LEN,
@@ -16,7 +17,6 @@ from reportgen.experiments.temperature.params import (
     SWEEP_DECADES,
     SWEEP_DK,
 )
-from reportgen.rowstats import row_stats
 
 
 def temperatures(per_decade):
@@ -31,8 +31,8 @@ def temperature_sweep(params, seed, device, progress):
     """Largest weight and entropy of softmax(s/T) over T, for raw scores s = q·k at d_k = 64."""
     import torch
 
-    from reportgen.sampling import chunks, generator
-    from reportgen.moments import Moments
+    from reportgen.experiments.moments import Moments
+    from reportgen.experiments.sampling import chunks, generator
 
     grid = temperatures(params.temperatures_per_decade)
     taus = [f * math.sqrt(SWEEP_DK) for f in EXERCISE_TAUS]
@@ -74,7 +74,7 @@ def exercise_example(seed, device):
     """One seeded query block (d_k = 64, 10 positions) at τ = 0.5√d_k, √d_k and 2√d_k."""
     import torch
 
-    from reportgen.sampling import generator
+    from reportgen.experiments.sampling import generator
 
     g = generator(device, seed, "exercise-4")
     Q = torch.randn(EXAMPLE_LEN, EXAMPLE_DK, generator=g, device=device)
@@ -134,7 +134,7 @@ def balanced_scaling(params, seed, device, progress):
     """Divide-after vs balanced d_k^(−1/4) scaling: float32 agreement, float16 overflow point."""
     import torch
 
-    from reportgen.sampling import generator
+    from reportgen.experiments.sampling import generator
 
     out = []
     n = params.balanced_pairs
@@ -179,7 +179,7 @@ def cosine_attention(params, seed, device, progress):
     import torch
     import torch.nn.functional as F
 
-    from reportgen.sampling import chunks, generator
+    from reportgen.experiments.sampling import chunks, generator
 
     out = []
     n = params.cosine_keys
@@ -257,7 +257,7 @@ def sdpa_comparison(params, seed, device, progress):
     import torch
     import torch.nn.functional as F
 
-    from reportgen.sampling import generator
+    from reportgen.experiments.sampling import generator
 
     devices = ["cpu"] + (["cuda"] if str(device).startswith("cuda") else [])
     out = []

@@ -4,6 +4,8 @@ import math
 
 import numpy as np
 
+from reportgen.experiments.family import ClaimTable, Table
+from reportgen.experiments.stats import LEVEL_LABEL, Z, mean_interval
 from reportgen.experiments.temperature import PART_BALANCED, PART_COSINE, PART_SDPA, PART_SWEEP, PART_TAU
 from reportgen.experiments.temperature.measures import (
     UNIT_ROUNDOFF,
@@ -14,9 +16,7 @@ from reportgen.experiments.temperature.measures import (
     share,
 )
 from reportgen.experiments.temperature.params import EXERCISE_TAUS, FP16_MAX, SDPA_WEIGHTS, SWEEP_DK
-from reportgen.family import ClaimTable, Table
 from reportgen.formatting import fmt, fmt_interval
-from reportgen.stats import LEVEL_LABEL, Z, mean_interval
 
 TABLE_T = (0.01, 0.1, 1.0, 4.0, 8.0, 16.0, 100.0, 1000.0)  # rows of the sweep tables
 

@@ -1,8 +1,8 @@
 """Training family: associative recall learned with five score scalings, over learning rates."""
 
+from reportgen.experiments.family import Experiment
+from reportgen.experiments.sources import Source
 from reportgen.experiments.training.params import PARAMS
-from reportgen.family import Experiment
-from reportgen.sources import Source
 
 # Sub-headings of the section, shared by its tables and figures.
 PART_SWEEP = "The learning-rate sweep"

@@ -10,11 +10,11 @@ import math
 
 import numpy as np
 
+from reportgen.experiments.measure import Measurement, MeasureUnavailable, Measures
+from reportgen.experiments.paired import Conditions, count_measurement, ratio_measurement
+from reportgen.experiments.stats import mean_interval
 from reportgen.experiments.training.params import REACH
 from reportgen.experiments.training.sweep import Sweep, lr_text, range_text, steps_text, sweep
-from reportgen.measure import Measurement, MeasureUnavailable, Measures
-from reportgen.paired import Conditions, count_measurement, ratio_measurement
-from reportgen.stats import mean_interval
 
 MEASURES = Measures()  # name -> f(results, **args) -> Measurement, each registered below
 
@@ -358,7 +358,7 @@ def init_entropy_share(results, d_k, variant="mup", level=0.99):
     The first step does not depend on the learning rate, so each seed counts once (its runs
     at every rate start alike); the interval is a t-interval over seeds.
     """
-    from reportgen.stats import level_z
+    from reportgen.experiments.stats import level_z
 
     s = sweep(results, d_k)
     ln_n = math.log(results["task"]["pairs"])

@@ -52,7 +52,7 @@ def init_weights(seed, d, replicates, device):
     """Initial weights per replicate; every variant and rate of a replicate starts from them."""
     import torch
 
-    from reportgen.sampling import generator
+    from reportgen.experiments.sampling import generator
 
     out = []
     for r in range(replicates):
@@ -289,7 +289,7 @@ def train_one_width(params, seed, d, device):
     """Every variant × rate × seed at one d_k, as one batched model; its summary."""
     import torch
 
-    from reportgen.sampling import generator
+    from reportgen.experiments.sampling import generator
 
     grid = model_grid(params, d)
     init = init_weights(seed, d, params.seeds, device)

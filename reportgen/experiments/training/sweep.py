@@ -8,9 +8,9 @@ import math
 
 import numpy as np
 
+from reportgen.experiments.measure import MeasureUnavailable
 from reportgen.experiments.ratesweep import RateSweep
-from reportgen.measure import MeasureUnavailable
-from reportgen.stats import Z, mean_interval
+from reportgen.experiments.stats import Z, mean_interval
 
 MAIN = ("scaled", "unscaled", "mup", "learned", "qknorm")  # the five variants of the ablation
 LATE_FRACTION = 4  # 'late' metrics: the mean over the last quarter of the logged windows

@@ -4,11 +4,11 @@ import math
 
 import numpy as np
 
+from reportgen.experiments.family import ClaimTable, Table
+from reportgen.experiments.stats import LEVEL_LABEL
 from reportgen.experiments.training import PART_CURVES, PART_SWEEP, PART_TEMPERATURE, PART_VERDICTS
-from reportgen.experiments.training.sweep import MAIN, Sweep, lr_text, range_text
 from reportgen.experiments.training.params import BLOWUP, REACH, SPIKE_NATS, SPIKE_SMOOTHING
-from reportgen.family import ClaimTable, Table
-from reportgen.stats import LEVEL_LABEL
+from reportgen.experiments.training.sweep import MAIN, Sweep, lr_text, range_text
 
 
 def instability_rule(results):

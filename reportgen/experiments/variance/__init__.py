@@ -1,8 +1,8 @@
 """Variance family: how Var(q·k) grows with d_k and what dividing by √d_k does to it."""
 
+from reportgen.experiments.family import Experiment
+from reportgen.experiments.sources import Source
 from reportgen.experiments.variance.params import PARAMS
-from reportgen.family import Experiment
-from reportgen.sources import Source
 
 # Sub-headings of the section, shared by its tables and figures.
 PART_SWEEP = "Variance, shape and unit vectors across d_k"

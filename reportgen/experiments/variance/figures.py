@@ -4,12 +4,12 @@ from dataclasses import replace
 
 import numpy as np
 
+from reportgen.experiments.family import Figure
+from reportgen.experiments.stats import LEVEL, LEVEL_LABEL, Z, mean_interval, quantile_range
 from reportgen.experiments.variance import PART_002, PART_DEMOS, PART_INIT, PART_SWEEP
 from reportgen.experiments.variance.measures import kurtosis_interval, unit_interval, var_interval
 from reportgen.experiments.variance.params import DOC_DEMOS, DOC_RANGE_DIMS, INITS
-from reportgen.family import Figure
 from reportgen.figures import subplots
-from reportgen.stats import LEVEL, LEVEL_LABEL, Z, mean_interval, quantile_range
 
 
 def _errorbar(ax, x, y, lo, hi, **kwargs):

@@ -4,9 +4,8 @@ import math
 
 import numpy as np
 
-from reportgen.experiments.variance.params import DOC_DEMOS, DOC_RANGE_DIMS, DOC_RANGE_PAIRS, INITS
-from reportgen.measure import Measurement, MeasureUnavailable, Measures
-from reportgen.stats import (
+from reportgen.experiments.measure import Measurement, MeasureUnavailable, Measures
+from reportgen.experiments.stats import (
     level_z,
     mean_interval,
     quantile_range,
@@ -14,6 +13,7 @@ from reportgen.stats import (
     variance_se,
     wilson_interval,
 )
+from reportgen.experiments.variance.params import DOC_DEMOS, DOC_RANGE_DIMS, DOC_RANGE_PAIRS, INITS
 
 MEASURES = Measures()  # name -> f(results, **args) -> Measurement, each registered below
 

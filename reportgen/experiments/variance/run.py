@@ -17,8 +17,8 @@ def dot_product_sweep(params, seed, device, progress):
     """Var, kurtosis and ±2σ coverage of q·k, and Var of u·v, for each d_k."""
     import torch
 
-    from reportgen.sampling import chunks, generator
-    from reportgen.moments import Moments
+    from reportgen.experiments.moments import Moments
+    from reportgen.experiments.sampling import chunks, generator
 
     rows = []
     for d in progress(params.dims, "variance: d_k sweep"):
@@ -79,7 +79,7 @@ def range_experiment(params, seed, device, progress):
     """002's experiment: 1,000 pairs per dimension, repeated to get its spread."""
     import torch
 
-    from reportgen.sampling import chunks, generator, normal_dot_products
+    from reportgen.experiments.sampling import chunks, generator, normal_dot_products
 
     rows = []
     for d in progress(DOC_RANGE_DIMS, "variance: 002 ranges"):
@@ -114,7 +114,7 @@ def init_premise(params, seed, device, progress):
     """Component variance of q = W_q x and Var(q·k/√d_k) under three weight inits."""
     import torch
 
-    from reportgen.sampling import generator
+    from reportgen.experiments.sampling import generator
 
     rows = []
     for init in progress(list(INITS), "variance: init premise"):
@@ -161,7 +161,7 @@ def small_demos(params, seed, device, progress):
     """The raw and scaled score variance of 000's and 003's demos, repeated."""
     import torch
 
-    from reportgen.sampling import chunks, generator
+    from reportgen.experiments.sampling import chunks, generator
 
     rows = []
     for name, (B, T, d_k) in progress(DOC_DEMOS, "variance: small demos"):

@@ -2,12 +2,12 @@
 
 import math
 
+from reportgen.experiments.family import ClaimTable, Table
+from reportgen.experiments.stats import LEVEL_LABEL, Z, mean_interval, quantile_range, wilson_interval
 from reportgen.experiments.variance import PART_000, PART_002, PART_DEMOS, PART_INIT, PART_SWEEP
 from reportgen.experiments.variance.measures import kurtosis_interval, unit_interval, var_interval
 from reportgen.experiments.variance.params import INITS
-from reportgen.family import ClaimTable, Table
 from reportgen.formatting import fmt, fmt_count, fmt_interval
-from reportgen.stats import LEVEL_LABEL, Z, mean_interval, quantile_range, wilson_interval
 
 # The 002 printout column is an empirical range of what one run prints (a description of the
 # data, like a histogram), not a confidence interval, so it keeps its own share of runs.

@@ -1,8 +1,8 @@
 """Worked family: the documents' worked examples and exercises, recomputed from their own inputs."""
 
+from reportgen.experiments.family import Experiment
+from reportgen.experiments.sources import Source
 from reportgen.experiments.worked.params import PARAMS
-from reportgen.family import Experiment
-from reportgen.sources import Source
 
 # Sub-headings of the section, shared by its tables (and figures, when it has any).
 PART_STEPS = "002's 'Money Bank Grows' example, Steps 1 to 5"

@@ -12,6 +12,8 @@ import math
 from dataclasses import replace
 from fractions import Fraction
 
+from reportgen.experiments.measure import Measurement, MeasureUnavailable, Measures
+from reportgen.experiments.stats import level_z, variance_interval, wilson_interval
 from reportgen.experiments.worked.params import (
     DOC_002_D_K,
     DOC_002_E,
@@ -22,8 +24,6 @@ from reportgen.experiments.worked.params import (
     WORDS,
 )
 from reportgen.formatting import fmt
-from reportgen.measure import Measurement, MeasureUnavailable, Measures
-from reportgen.stats import level_z, variance_interval, wilson_interval
 
 MEASURES = Measures()  # name -> f(results, **args) -> Measurement, each registered below
 

@@ -8,7 +8,7 @@ reportgen/claims/NNN.worked.toml.
 
 from dataclasses import dataclass
 
-from reportgen.thresholds import THRESHOLDS
+from reportgen.experiments.thresholds import THRESHOLDS
 
 # 002 Step 1, "Money Bank Grows": one embedding per word and the weight matrices, row by row.
 WORDS = ("money", "bank", "grows")
@@ -66,7 +66,7 @@ EXERCISE_1_DK = 512
 ROW_DIMS = (3, 64, 128, 512)
 ROW_KEYS = 10
 # A softmax Jacobian entry below this counts as vanished (the reading of 'essentially zero'
-# in reportgen/thresholds.py); the run counts such rows.
+# in reportgen/experiments/thresholds.py); the run counts such rows.
 VANISHED_JACOBIAN = THRESHOLDS["vanished_jacobian"]
 
 

@@ -3,6 +3,7 @@
 import math
 from fractions import Fraction
 
+from reportgen.experiments.rowstats import entropy
 from reportgen.experiments.worked.params import (
     DOC_002_D_K,
     DOC_002_DIMS,
@@ -24,7 +25,6 @@ from reportgen.experiments.worked.params import (
     VANISHED_JACOBIAN,
     WORDS,
 )
-from reportgen.rowstats import entropy
 
 
 def _dot(u, v):
@@ -163,8 +163,8 @@ def attention_rows(params, seed, device, progress):
     """Score variance, largest weight, entropy and Jacobian of random attention rows, per d_k."""
     import torch
 
-    from reportgen.moments import Moments
-    from reportgen.sampling import chunks, generator
+    from reportgen.experiments.moments import Moments
+    from reportgen.experiments.sampling import chunks, generator
 
     cells = []
     for d in progress(ROW_DIMS, "worked: attention rows"):

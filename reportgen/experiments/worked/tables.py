@@ -3,6 +3,9 @@
 import math
 from dataclasses import replace
 
+from reportgen.experiments.family import ClaimTable, Table
+from reportgen.experiments.sources import Source
+from reportgen.experiments.stats import LEVEL_LABEL, Z, wilson_interval
 from reportgen.experiments.worked import (
     PART_EXERCISES,
     PART_MODELS,
@@ -12,6 +15,7 @@ from reportgen.experiments.worked import (
     PART_SUMMARIES,
     PART_VARIANCE,
 )
+from reportgen.experiments.worked.measures import rows_cell, score_var_interval, stat_interval
 from reportgen.experiments.worked.params import (
     DOC_002_E,
     DOC_002_Q,
@@ -21,11 +25,7 @@ from reportgen.experiments.worked.params import (
     ROW_KEYS,
     VANISHED_JACOBIAN,
 )
-from reportgen.experiments.worked.measures import rows_cell, score_var_interval, stat_interval
-from reportgen.family import ClaimTable, Table
 from reportgen.formatting import fmt, fmt_count, fmt_interval
-from reportgen.sources import Source
-from reportgen.stats import LEVEL_LABEL, Z, wilson_interval
 
 LM_CLAIMS = "Training with and without the scale: a byte-level language model › The documents' training claims, on this evidence"
 

@@ -12,8 +12,8 @@ import math
 
 import numpy as np
 
-from reportgen.measure import Measurement
-from reportgen.stats import LEVEL, Z, mean_interval
+from reportgen.experiments.measure import Measurement
+from reportgen.experiments.stats import LEVEL, Z, mean_interval
 
 
 

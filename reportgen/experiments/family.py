@@ -5,7 +5,7 @@ A family is a package under reportgen/experiments/ whose roles are fixed files:
   __init__.py   EXPERIMENT: name, title, what it covers, parameters per profile
   run.py        run(params, seed, device, progress) -> results: plain JSON-able numbers
   measures.py   MEASURES = Measures(), each f(results, **args) -> Measurement registered where it
-                is defined (@MEASURES.register, reportgen/measure.py); numbers only
+                is defined (@MEASURES.register, reportgen/experiments/measure.py); numbers only
   tables.py     tables(results) -> its report layout: data Tables and ClaimTable slots
   figures.py    figures(results, documented) -> Figures, drawn from results and measures
                 (never tables); `documented` maps claim ids to printed numbers it marks
@@ -19,7 +19,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from reportgen.sources import Source
+from reportgen.experiments.sources import Source
 
 PROFILES = ("quick", "standard", "full")
 ROLES = ("run", "measures", "tables", "figures")
