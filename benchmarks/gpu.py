@@ -223,7 +223,7 @@ def _verdicts(results):
     """{verdict: count} and the decided claim ids, of the language-model claims judged on `results`."""
     from reportgen import claims as C
     from reportgen.experiments import EXPERIMENTS
-    from reportgen.judging import judge_run
+    from reportgen.judging.runs import judge_run
     from reportgen.scheduler import Run
 
     lm = [c for c in C.load() if c.measure.startswith("lm.")]

@@ -12,13 +12,14 @@ import tomllib
 from importlib import resources
 from pathlib import Path
 
-from reportgen import errata, story
-from reportgen.documents import FIXED, GONE, STATES
+from reportgen import errata
 from reportgen.errors import ReportgenError
 from reportgen.experiments.family import Table
 from reportgen.experiments.stats import LEVEL
-from reportgen.tally import coverage, family_wise, statements, tally, verdict_counts
-from reportgen.verdicts import VERDICTS
+from reportgen.judging import story
+from reportgen.judging.documents import FIXED, GONE, STATES
+from reportgen.judging.tally import coverage, family_wise, statements, tally, verdict_counts
+from reportgen.judging.verdicts import VERDICTS
 
 ERRORS = ("contradicted",)  # verdicts that say a document is wrong (material or minor)
 IN_PART = ("partly",)  # verdicts that say it is right in some setups only

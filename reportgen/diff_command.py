@@ -51,7 +51,7 @@ def _parse(path):
 
 
 def _load(path):
-    from reportgen.drift import ResultsShapeError, validate
+    from reportgen.judging.drift import ResultsShapeError, validate
 
     try:
         doc = _parse(path)
@@ -87,7 +87,7 @@ def diff(ctx, old, new, as_json):
 
     Exit status 0 when no verdict changed, 1 when one did, 2 on bad input.
     """
-    from reportgen import drift
+    from reportgen.judging import drift
 
     before, after = _load(old), _load(new)
     try:

@@ -7,7 +7,7 @@ build as a whole (no build id, no overall counts), so its PDF is cached on its o
 content: a change to one document's claims renders that sheet alone again.
 """
 
-from reportgen.tally import statements, verdict_counts
+from reportgen.judging.tally import statements, verdict_counts
 
 PREFIX = "errata-"  # the sheets' file names: errata-<document id>.html and .pdf
 

@@ -24,7 +24,7 @@ class Row:
     expected: str
     status: str  # same | CHANGED | MISSING
     seed_verdicts: tuple = ()  # one per seed with --seeds; "unstable" when they differ
-    quote_state: str = "unread"  # found | gone | fixed | unread (reportgen.documents)
+    quote_state: str = "unread"  # found | gone | fixed | unread (reportgen.judging.documents)
     boundary: str = ""  # the claim's own explanation of why its verdict sits on a boundary
     severity: str = ""  # contradicted: material or minor
     sentence: str = ""  # the verdict in one plain sentence
@@ -57,7 +57,7 @@ def run_checks(config, progress, catalog, families, quotes=None):
 
 def status(expected, j):
     """A row's status: the quote gone from the document comes first, then the verdict's agreement."""
-    from reportgen.documents import FIXED as fixed, GONE
+    from reportgen.judging.documents import FIXED as fixed, GONE
 
     if j.quote_state == GONE:
         return STALE
@@ -68,8 +68,9 @@ def status(expected, j):
 
 def compare(config, progress, seeds=1, catalog=None, families=None):
     """Rows for every claim of the selected experiments, and the names of failed experiments."""
-    from reportgen import claims, documents
+    from reportgen import claims
     from reportgen.experiments import EXPERIMENTS
+    from reportgen.judging import documents
 
     catalog = catalog or claims.catalog(config.claims or None)
     quotes = documents.quotes(catalog, documents.read(catalog, config.documents))

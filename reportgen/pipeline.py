@@ -44,12 +44,12 @@ def run_all(config, progress, catalog, families, drawer=None, store=None, device
 
     With a drawer, each section carries its figures (SVG and PNG). Each stage's time is
     kept in the cache as its next estimate. `quotes` says whether each claim's quote is in
-    its document now ({claim id: state}; reportgen.documents.quotes). `pool`: the build's
+    its document now ({claim id: state}; reportgen.judging.documents.quotes). `pool`: the build's
     worker processes (reportgen.workers), else the experiments start their own.
     """
     from reportgen import timing
     from reportgen.device import resolve_device
-    from reportgen.judging import documented_numbers, fill_in, mark_quotes, sum_up
+    from reportgen.judging.runs import documented_numbers, fill_in, mark_quotes, sum_up
     from reportgen.scheduler import look_up, runs, workers_for
     from reportgen.sections import lay_out_all, present, with_figures
 
@@ -108,10 +108,11 @@ def remove_leftovers(config, store, families):
 
 def build(config, progress, catalog=None, families=None):
     """The whole build; returns (summary line, failed experiment names)."""
-    from reportgen import claims, documents, liblog, provenance, publish, report, timing, workers
+    from reportgen import claims, liblog, provenance, publish, report, timing, workers
     from reportgen.device import resolve_device
     from reportgen.drawing import Drawer
     from reportgen.experiments import EXPERIMENTS
+    from reportgen.judging import documents
 
     liblog.route(progress)
     catalog = catalog or claims.catalog(config.claims or None)

@@ -18,8 +18,8 @@ from reportgen.errors import ReportgenError
 from reportgen.experiments.family import Table
 from reportgen.experiments.stats import LEVEL
 from reportgen.gcpause import paused_gc
-from reportgen.tally import coverage, family_wise, statements, tally, verdict_counts
-from reportgen.verdicts import VERDICTS
+from reportgen.judging.tally import coverage, family_wise, statements, tally, verdict_counts
+from reportgen.judging.verdicts import VERDICTS
 
 LANG = "en"  # the report's own language (its sentences are English whatever the documents')
 

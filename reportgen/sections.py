@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 
 from reportgen.errors import short_traceback
 from reportgen.experiments.family import ClaimTable
-from reportgen.judging import judge_run
+from reportgen.judging.runs import judge_run
 
 
 @dataclass(frozen=True)

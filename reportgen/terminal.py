@@ -215,9 +215,9 @@ def drift_renderables(drift, out):
     saying whether a verdict changed."""
     import math
 
-    from reportgen.drift import TEXT_LIMIT
+    from reportgen.judging.drift import TEXT_LIMIT
 
-    from reportgen.drift import QUOTE_WORDS
+    from reportgen.judging.drift import QUOTE_WORDS
 
     n = len(drift.verdict_changes)
     first = f"{n} verdict(s) changed" if n else "no verdict changed"

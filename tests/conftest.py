@@ -65,7 +65,7 @@ def judged_claims(name):
     """{claim id: Judged} of a family's claims on its quick results."""
     from reportgen.claims import catalog
     from reportgen.experiments import EXPERIMENTS
-    from reportgen.judging import judge_run
+    from reportgen.judging.runs import judge_run
     from reportgen.scheduler import Run
 
     run = Run(EXPERIMENTS[name], results=quick_results(name))

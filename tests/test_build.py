@@ -26,8 +26,8 @@ from reportgen import __version__, atomic
 from reportgen.experiments import EXPERIMENTS
 from reportgen.experiments.family import PROFILES, ClaimTable, Experiment, Figure, Table
 from reportgen.experiments.sources import Source
+from reportgen.judging.verdicts import VERDICTS
 from reportgen.mathtex import plain
-from reportgen.verdicts import VERDICTS
 
 needs_pdf = pytest.mark.skipif(not pdf_supported(), reason="WeasyPrint (Pango) is not available")
 
@@ -78,7 +78,7 @@ def test_figure_files_match_the_report(quick_build):
         assert b"<dc:date>" not in data, name
     from reportgen import cache
     from reportgen.claims import catalog
-    from reportgen.judging import documented_numbers
+    from reportgen.judging.runs import documented_numbers
 
     store = cache.Cache(quick_build.cache)
     for name, experiment in EXPERIMENTS.items():
@@ -239,7 +239,7 @@ def test_experiment_tables_and_figures(name, quick_build):
     import matplotlib.pyplot as plt
 
     from reportgen.claims import catalog
-    from reportgen.judging import documented_numbers
+    from reportgen.judging.runs import documented_numbers
 
     e = EXPERIMENTS[name]
     results = quick_build.results["experiments"][name]["results"]
@@ -446,7 +446,7 @@ def draw_variance(tmp_path, executor):
     from reportgen.claims import catalog
     from reportgen.config import BuildConfig
     from reportgen.drawing import Drawer
-    from reportgen.judging import documented_numbers
+    from reportgen.judging.runs import documented_numbers
     from reportgen.scheduler import Run
     from reportgen.workers import Workers
 

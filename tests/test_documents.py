@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from conftest import describe, invoke
-from reportgen import claims, config, documents, drift, factcheck
+from reportgen import claims, config, factcheck
 from reportgen.errors import ConfigError
-from reportgen.verdicts import Judged
+from reportgen.judging import documents, drift
+from reportgen.judging.verdicts import Judged
 
 ROOT = Path(__file__).resolve().parent.parent
 COURSE = Path(__file__).resolve().parent / "course"

@@ -1,4 +1,4 @@
-"""reportgen.drift and the `diff` command: synthetic results.json documents, then the real one."""
+"""reportgen.judging.drift and the `diff` command: synthetic results.json documents, then the real one."""
 
 import copy
 import json
@@ -8,8 +8,8 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from reportgen import drift
 from reportgen.diff_command import diff
+from reportgen.judging import drift
 
 
 def as_text(result, width=200):
@@ -334,7 +334,7 @@ def test_no_torch_import():
     import subprocess
     import sys
 
-    code = ("import sys, reportgen.drift, reportgen.diff_command; "
+    code = ("import sys, reportgen.judging.drift, reportgen.diff_command; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'numpy')))")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr

@@ -4,9 +4,10 @@ assert, words read with their band of reasonable cuts, and prose whose numbers a
 import pytest
 from test_judge import make as judge_claim
 
-from reportgen import claims, judge, prose
+from reportgen import claims
 from reportgen.errors import ConfigError
 from reportgen.experiments.measure import Measurement
+from reportgen.judging import judge, prose
 
 CONFIRMED, PARTLY, CONTRADICTED, INCONCLUSIVE, UNVERIFIABLE = judge.VERDICTS
 

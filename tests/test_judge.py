@@ -4,10 +4,10 @@ import math
 
 import pytest
 
-from reportgen import judge, tally
 from reportgen.claims import Claim
 from reportgen.experiments.measure import Measurement
 from reportgen.formatting import fmt, printed_digits
+from reportgen.judging import judge, tally
 
 CONFIRMED, PARTLY, CONTRADICTED, INCONCLUSIVE, UNVERIFIABLE = judge.VERDICTS
 

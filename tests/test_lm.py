@@ -115,7 +115,7 @@ def _paired_results(gap, noise, seeds=5):
 
 def test_paired_comparisons_decide_only_when_the_interval_clears():
     """A seed-consistent gap gives a tight paired interval; a noisy one straddles and reads inconclusive."""
-    from reportgen.judge import judge
+    from reportgen.judging.judge import judge
 
     tight = M.test_excess(_paired_results(0.3, 0.01), at="main", relative=False)
     assert tight.n == 5 and tight.lo > 0.25 and tight.hi < 0.35 and not tight.undecided
@@ -301,7 +301,7 @@ def tiny_full():
 @pytest.mark.slow
 def test_full_profile_runs_end_to_end_at_a_tiny_size():
     """The GPU profile's code path on the CPU: it trains, its measures judge every lm claim, its tables build."""
-    from reportgen.judging import judge_run
+    from reportgen.judging.runs import judge_run
     from reportgen.scheduler import Run
 
     full, tiny = PARAMS["full"], tiny_full()

@@ -1,7 +1,7 @@
 """No measured number typed by hand in the claims data (issue 20).
 
 A claim's `correct`, `note`, `boundary` and `label` may print a number only when it is not
-something a run computes: a measured value is a placeholder (reportgen/prose.py) naming the
+something a run computes: a measured value is a placeholder (reportgen/judging/prose.py) naming the
 claim that measures it. This test reads every such text outside its placeholders and fails on
 a number that is none of: the claim's own quote or documented value, a quote or documented
 value of the same document, the claim's args, margin, threshold or value (a summary's: its
@@ -19,7 +19,7 @@ import pytest
 from reportgen import claims
 from reportgen.experiments import EXPERIMENTS
 from reportgen.experiments.thresholds import THRESHOLDS
-from reportgen.prose import PLACEHOLDER
+from reportgen.judging.prose import PLACEHOLDER
 
 TEXTS = ("correct", "note", "boundary", "label")
 
@@ -148,7 +148,7 @@ def test_numbers_are_read_as_a_reader_reads_them(text, numbers):
 
 
 def test_no_label_has_a_placeholder(catalog):
-    """A label is printed as written (reportgen.prose fills correct, note and boundary only):
+    """A label is printed as written (reportgen.judging.prose fills correct, note and boundary only):
     a measured number has no place in it, as a placeholder or otherwise."""
     bad = [f"{c.id}: {c.label}" for c in catalog.claims if PLACEHOLDER.search(c.label)]
     assert not bad, f"labels with a placeholder, which nothing fills: {bad}"

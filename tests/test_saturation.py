@@ -11,7 +11,7 @@ from reportgen.claims import catalog
 from reportgen.experiments.saturation import params as sparams
 from reportgen.experiments.saturation.measures import expected_max_normal
 from reportgen.experiments.thresholds import THRESHOLDS
-from reportgen.verdicts import CONFIRMED, CONTRADICTED, UNVERIFIABLE
+from reportgen.judging.verdicts import CONFIRMED, CONTRADICTED, UNVERIFIABLE
 
 
 @pytest.fixture(scope="module")

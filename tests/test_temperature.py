@@ -9,7 +9,7 @@ from conftest import judged_claims, quick_results
 from reportgen.experiments.temperature import params as tparams
 from reportgen.experiments.temperature import run as trun
 from reportgen.experiments.temperature.measures import UNIT_ROUNDOFF, cells_at
-from reportgen.verdicts import CONFIRMED, CONTRADICTED
+from reportgen.judging.verdicts import CONFIRMED, CONTRADICTED
 
 FP16_MAX = 65504.0  # largest finite float16, (2 − 2^−10)·2^15
 

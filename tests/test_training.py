@@ -128,7 +128,7 @@ def test_stable_lr_ratio_is_a_ratio_of_grid_rates():
     assert M.stable_lr_ratio(r, 16).value == pytest.approx(10.0)  # 0.03 / 0.003 rounded to the grid's precision
 
 
-# --- verdicts: judged by reportgen.judge from the claims data ---------------------------
+# --- verdicts: judged by reportgen.judging.judge from the claims data ---------------------------
 
 
 def test_quick_verdicts_are_the_recorded_ones():

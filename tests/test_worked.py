@@ -6,9 +6,10 @@ import math
 import pytest
 from conftest import judged_claims, quick_results
 
-from reportgen import claims, experiments, judge
+from reportgen import claims, experiments
 from reportgen.experiments.family import ClaimTable
 from reportgen.experiments.worked import params, run, tables
+from reportgen.judging import judge
 
 
 @pytest.fixture(scope="module")

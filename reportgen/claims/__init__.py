@@ -18,8 +18,8 @@ from reportgen.claims.files import claim_files, read
 from reportgen.claims.findings import load_findings
 from reportgen.errors import ConfigError
 from reportgen.experiments.thresholds import THRESHOLDS, band
-from reportgen.prose import bad_fields, names
-from reportgen.verdicts import VERDICTS
+from reportgen.judging.prose import bad_fields, names
+from reportgen.judging.verdicts import VERDICTS
 
 # consistency: a check of a document's own arithmetic on its own numbers (a measured
 # confirmation it is not, and the report counts it apart).
@@ -211,7 +211,7 @@ def _prose_problems(claims):
         for key in ("correct", "note", "boundary"):
             text = getattr(c, key)
             problems += [f"claim {c.id}: '{key}' names {{{i}}}, which is no claim" for i in names(text) if i not in ids]
-            problems += [f"claim {c.id}: '{key}' has {p}, a field reportgen.prose does not fill" for p in bad_fields(text)]
+            problems += [f"claim {c.id}: '{key}' has {p}, a field reportgen.judging.prose does not fill" for p in bad_fields(text)]
     return problems
 
 

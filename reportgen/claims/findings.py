@@ -5,8 +5,8 @@ from pathlib import Path
 
 from reportgen.claims.files import read
 from reportgen.errors import ConfigError
-from reportgen.prose import bad_fields, names
-from reportgen.verdicts import VERDICTS
+from reportgen.judging.prose import bad_fields, names
+from reportgen.judging.verdicts import VERDICTS
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ def load_findings(claims, folder):
             problems += [f"{where}: unknown key '{k}'" for k in entry if k not in keys]
             named = list(entry.get("claims", [])) + [n for v in entry.values() if isinstance(v, str) for n in names(v)]
             problems += [f"{where}: names {n}, which is no claim" for n in named if n not in ids]
-            problems += [f"{where}: {p} is a field reportgen.prose does not fill"
+            problems += [f"{where}: {p} is a field reportgen.judging.prose does not fill"
                          for v in entry.values() if isinstance(v, str) for p in bad_fields(v)]
             problems += [f"{where}: verdict '{v}' is not one of {', '.join(VERDICTS)}"
                          for v in entry.get("when", []) if v not in VERDICTS]

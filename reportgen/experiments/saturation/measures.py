@@ -2,7 +2,7 @@
 
 Every measure reads the run's results alone. Where a statement is qualitative the measure
 publishes the statistic it is read by (a mean largest weight, an entropy share, a margin,
-a count); the claim names the threshold, and reportgen/judge.py decides.
+a count); the claim names the threshold, and reportgen/judging/judge.py decides.
 """
 
 import math

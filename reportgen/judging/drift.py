@@ -28,7 +28,7 @@ import json
 import math
 from dataclasses import asdict, dataclass, field
 
-from reportgen.verdicts import VERDICTS  # standard library only: diff still needs no torch
+from reportgen.judging.verdicts import VERDICTS  # standard library only: diff still needs no torch
 
 # A numeric leaf "changed" when |new - old| > REL_TOL * max(|old|, |new|). Floats survive
 # the JSON round trip exactly (repr), and a rerun with the same seed, profile, device and

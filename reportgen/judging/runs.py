@@ -1,13 +1,13 @@
 """A build's verdicts: each run's claims judged on its measures, then summed up, filled in and
-marked with the state of their quotes. reportgen.judge decides each verdict; this module
+marked with the state of their quotes. reportgen.judging.judge decides each verdict; this module
 only hands it the measurements and carries the verdicts on.
 """
 
 from dataclasses import replace
 
-from reportgen import prose
 from reportgen.experiments.measure import MeasureUnavailable, level_of
-from reportgen.judge import judge, summarize, unavailable
+from reportgen.judging import prose
+from reportgen.judging.judge import judge, summarize, unavailable
 
 
 def judge_run(run, claims):
@@ -37,7 +37,7 @@ def judge_run(run, claims):
 
 def documented_numbers(claims):
     """{claim id: the documented number} for figures that mark what a document prints."""
-    from reportgen.verdicts import documented_value
+    from reportgen.judging.verdicts import documented_value
 
     return {c.id: documented_value(c) for c in claims}
 
@@ -57,7 +57,7 @@ def sum_up(sections, catalog):
 
 def fill_in(sections):
     """Each verdict's sentence and correct statement with the numbers they name filled in
-    from this build's measurements (reportgen.prose), once every statement is judged."""
+    from this build's measurements (reportgen.judging.prose), once every statement is judged."""
     judged = {j.id: j for s in sections for j in s.judged}
 
     def filled(j):
@@ -68,9 +68,9 @@ def fill_in(sections):
 
 
 def mark_quotes(sections, quotes):
-    """Each verdict with the state of its quote in the document's text now (reportgen.documents):
+    """Each verdict with the state of its quote in the document's text now (reportgen.judging.documents):
     found, gone, an error fixed in the document, or not looked up."""
-    from reportgen.documents import UNREAD, state
+    from reportgen.judging.documents import UNREAD, state
 
     def marked(j):
         return replace(j, quote_state=state(quotes.get(j.id, UNREAD), j.verdict))

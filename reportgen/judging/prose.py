@@ -101,6 +101,6 @@ def interval_text(m, digits=None):
     digits = m.digits if digits is None else digits
     if m.lo is None or m.hi is None:
         return ""
-    from reportgen.verdicts import interval_label
+    from reportgen.judging.verdicts import interval_label
 
     return f"{interval_label(m)}{fmt(m.lo, digits)} to {fmt(m.hi, digits)}"

@@ -1,6 +1,6 @@
 """What a verdict is: its five words, a judged claim, and a measurement as a verdict row prints it.
 
-reportgen.judge decides verdicts; this module only names them and carries them (Judged), so
+reportgen.judging.judge decides verdicts; this module only names them and carries them (Judged), so
 that what reads verdicts (the claims loader, the report, drift, errata) needs no rule.
 """
 
@@ -31,8 +31,8 @@ class Judged:
     sentence: str = ""  # the verdict in one plain sentence
     severity: str | None = None  # contradicted only: material or minor
     setups: tuple = ()  # summary: the Judged of each setup
-    correct: str = ""  # contradicted or partly: the correct statement, its numbers filled in (reportgen.prose)
-    quote_state: str = "unread"  # whether the quote is in the document's text now (reportgen.documents)
+    correct: str = ""  # contradicted or partly: the correct statement, its numbers filled in (reportgen.judging.prose)
+    quote_state: str = "unread"  # whether the quote is in the document's text now (reportgen.judging.documents)
 
     @property
     def id(self):

@@ -2,10 +2,10 @@
 
 `reportgen/claims/findings.toml` holds the sentences; this module picks, for each question
 of the √d_k story, the one its statements' verdicts call for, and fills in the numbers they
-name from this build's measurements (reportgen.prose). No sentence here is typed by hand.
+name from this build's measurements (reportgen.judging.prose). No sentence here is typed by hand.
 """
 
-from reportgen import prose
+from reportgen.judging import prose
 
 WRONG = ("contradicted", "partly")
 OPEN = ("inconclusive", "unverifiable")

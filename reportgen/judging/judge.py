@@ -41,7 +41,7 @@ from decimal import Decimal
 from reportgen.experiments import thresholds
 from reportgen.experiments.measure import Measurement
 from reportgen.formatting import fmt, fmt_interval, parse_printed, printed_digits, shown
-from reportgen.verdicts import (
+from reportgen.judging.verdicts import (
     CONFIRMED,
     CONTRADICTED,
     INCONCLUSIVE,

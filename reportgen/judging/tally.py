@@ -1,6 +1,6 @@
 """The verdicts counted: statements (a summary stands for its setups), coverage per document, tallies."""
 
-from reportgen.verdicts import CONFIRMED, CONTRADICTED, UNVERIFIABLE, VERDICTS
+from reportgen.judging.verdicts import CONFIRMED, CONTRADICTED, UNVERIFIABLE, VERDICTS
 
 
 def statements(judged):
