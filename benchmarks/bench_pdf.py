@@ -22,8 +22,8 @@ from pathlib import Path
 
 def print_html(profile, folder):
     """{name: print HTML, "json": results.json bytes, "info": provenance} from one build."""
-    from reportgen import report
     from reportgen.cli import main
+    from reportgen.render import report
 
     captured = {}
 
@@ -44,8 +44,8 @@ def render(html, results_json=None, info=None):
     import weasyprint
     from weasyprint.urls import URLFetcher
 
-    from reportgen import report
     from reportgen.gcpause import paused_gc
+    from reportgen.render import report
 
     css = (report.templates() / "print.css").read_text(encoding="utf-8")
     html = html.replace("</head>", f"<style>\n{css}</style>\n</head>", 1)

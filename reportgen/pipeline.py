@@ -50,8 +50,8 @@ def run_all(config, progress, catalog, families, drawer=None, store=None, device
     from reportgen import timing
     from reportgen.device import resolve_device
     from reportgen.judging.runs import documented_numbers, fill_in, mark_quotes, sum_up
+    from reportgen.render.sections import lay_out_all, present, with_figures
     from reportgen.scheduler import look_up, runs, workers_for
-    from reportgen.sections import lay_out_all, present, with_figures
 
     device = device or resolve_device(config.device)
     store = store or open_cache(config, progress)
@@ -108,11 +108,12 @@ def remove_leftovers(config, store, families):
 
 def build(config, progress, catalog=None, families=None):
     """The whole build; returns (summary line, failed experiment names)."""
-    from reportgen import claims, liblog, provenance, publish, report, timing, workers
+    from reportgen import claims, liblog, provenance, publish, timing, workers
     from reportgen.device import resolve_device
-    from reportgen.drawing import Drawer
     from reportgen.experiments import EXPERIMENTS
     from reportgen.judging import documents
+    from reportgen.render import report
+    from reportgen.render.drawing import Drawer
 
     liblog.route(progress)
     catalog = catalog or claims.catalog(config.claims or None)

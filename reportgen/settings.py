@@ -187,8 +187,8 @@ class ExistingFolder:
 
 def check_logo(path):
     """The logo path when it names an image reportgen can embed; ValueError otherwise."""
-    from reportgen import logo
     from reportgen.errors import ReportgenError
+    from reportgen.render import logo
 
     try:
         logo.read(path)

@@ -102,7 +102,7 @@ def test_lm_benchmark_runs_tiny():
 @pytest.mark.skipif(not pdf_supported(), reason="WeasyPrint or Pango not available")
 def test_pdf_benchmark_renders_tiny():
     from benchmarks import bench_pdf
-    from reportgen import report
+    from reportgen.render import report
 
     page = "<html><head><title>t</title></head><body><h1>T</h1><p>x</p></body></html>"
     result, text = check_result("bench_pdf", bench_pdf.measure(("quick",), 1, html={"quick": {

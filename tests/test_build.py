@@ -27,7 +27,7 @@ from reportgen.experiments import EXPERIMENTS
 from reportgen.experiments.family import PROFILES, ClaimTable, Experiment, Figure, Table
 from reportgen.experiments.sources import Source
 from reportgen.judging.verdicts import VERDICTS
-from reportgen.mathtex import plain
+from reportgen.render.mathtex import plain
 
 needs_pdf = pytest.mark.skipif(not pdf_supported(), reason="WeasyPrint (Pango) is not available")
 
@@ -445,8 +445,8 @@ def draw_variance(tmp_path, executor):
 
     from reportgen.claims import catalog
     from reportgen.config import BuildConfig
-    from reportgen.drawing import Drawer
     from reportgen.judging.runs import documented_numbers
+    from reportgen.render.drawing import Drawer
     from reportgen.scheduler import Run
     from reportgen.workers import Workers
 

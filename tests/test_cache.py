@@ -212,7 +212,7 @@ def test_changed_stylesheet_reaches_the_cached_pdf(pdf_build_dir, monkeypatch):
     import shutil
     from importlib import resources
 
-    from reportgen import report
+    from reportgen.render import report
 
     warm_dir = pdf_build_dir
     args = ["build", "--profile", "quick", "--only", PDF_FAMILY, "--format", "pdf", "--replace", "-q"]

@@ -5,9 +5,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from reportgen import citation, config
+from reportgen import config
 from reportgen.errors import ConfigError
-from reportgen.mathtex import plain  # a title's plain math ($x$, d_k) is typeset as text, as on the title page
+from reportgen.render import citation
+from reportgen.render.mathtex import plain  # a title's plain math ($x$, d_k) is typeset as text, as on the title page
 
 HOSTILE = [
     'Braces {open} and } close',

@@ -58,7 +58,7 @@ FAMILY = {
     ''',
     "figures.py": '''
         from reportgen.experiments.family import Figure
-        from reportgen.figures import subplots
+        from reportgen.render.figures import subplots
 
 
         def figures(results, documented):

@@ -46,7 +46,7 @@ def raw():
 
 def cells(pdf):
     """[(role, scope, [header texts], text)] of every cell, in document order, and the /IDTree."""
-    from reportgen.headercells import _fragment_rows, _struct_tables
+    from reportgen.render.headercells import _fragment_rows, _struct_tables
 
     root = pdf.Root.StructTreeRoot
     names = root.IDTree.Names
@@ -63,7 +63,7 @@ def cells(pdf):
 
 
 def test_every_header_cell_gets_its_scope_and_every_data_cell_its_headers(raw):
-    from reportgen.headercells import associate_headers
+    from reportgen.render.headercells import associate_headers
 
     html, before = raw
     with pikepdf.open(io.BytesIO(associate_headers(before, html))) as pdf:
@@ -85,7 +85,7 @@ def test_every_header_cell_gets_its_scope_and_every_data_cell_its_headers(raw):
 
 
 def test_same_input_same_bytes(raw):
-    from reportgen.headercells import associate_headers
+    from reportgen.render.headercells import associate_headers
 
     html, before = raw
     after = associate_headers(before, html)
@@ -95,7 +95,7 @@ def test_same_input_same_bytes(raw):
 
 
 def test_a_table_that_does_not_line_up_is_an_error(raw):
-    from reportgen.headercells import associate_headers
+    from reportgen.render.headercells import associate_headers
 
     _, before = raw
     with pytest.raises(ReportgenError, match="does not match the HTML"):
@@ -105,7 +105,7 @@ def test_a_table_that_does_not_line_up_is_an_error(raw):
 def test_a_caption_left_alone_on_a_page_joins_its_table(raw):
     """WeasyPrint can tag a caption at the foot of a page as a table of its own, with no rows;
     it becomes part of the table's next fragment, and the empty table goes."""
-    from reportgen.headercells import _kids, _struct_tables, associate_headers
+    from reportgen.render.headercells import _kids, _struct_tables, associate_headers
 
     html, before = raw
     with pikepdf.open(io.BytesIO(before)) as pdf:  # make that happen: the caption alone, before its table

@@ -16,7 +16,8 @@ from html.parser import HTMLParser
 
 import pytest
 
-from reportgen import limits, mathtex, safemarkup
+from reportgen import limits
+from reportgen.render import mathtex, safemarkup
 from tests.conftest import describe, invoke
 
 INJECTIONS = [

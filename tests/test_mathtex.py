@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from reportgen.mathtex import NNBSP, inline, mathtext, plain
+from reportgen.render.mathtex import NNBSP, inline, mathtext, plain
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -67,7 +67,7 @@ def test_document_hashes_match_the_seeds():
 )
 def test_simple_formulas_print_as_markup(tex, html):
     """In the PDFs a simple formula is text (WeasyPrint draws an SVG formula glyph by glyph)."""
-    from reportgen.mathtex import formula
+    from reportgen.render.mathtex import formula
 
     out = str(formula(tex, medium="print"))
     assert html in out and "<img" not in out
@@ -77,7 +77,7 @@ def test_simple_formulas_print_as_markup(tex, html):
 @pytest.mark.parametrize("tex", [r"\frac{1}{d}", r"\sum_{i=1}^{d_k} q_i k_i", r"\mathcal{N}(0, 1)", r"\text{a {b}}", "{", "a_"])
 def test_other_formulas_print_as_svg(tex):
     """Fractions, sums, letters DejaVu Sans lacks and malformed input: an SVG image, never wrong markup."""
-    from reportgen.mathtex import formula, simple_markup
+    from reportgen.render.mathtex import formula, simple_markup
 
     assert simple_markup(tex) is None
     if tex not in ("{", "a_"):
@@ -86,7 +86,7 @@ def test_other_formulas_print_as_svg(tex):
 
 def test_print_stylesheet_has_no_custom_properties():
     """The PDFs get the palette's values, not var(--…), which WeasyPrint resolves per box."""
-    from reportgen.report import templates, without_custom_properties
+    from reportgen.render.report import templates, without_custom_properties
 
     css = without_custom_properties((templates() / "report.css").read_text(encoding="utf-8"))
     assert "var(--" not in css and ":root" not in css

@@ -5,7 +5,7 @@ __init__ defines EXPERIMENT and imports nothing heavy. Beside the families, what
 seeded sampling, streaming moments and softmax row statistics for the runs; measurements,
 intervals, paired comparisons and the thresholds that turn the documents' words into numbers
 for the measures. This stage imports nothing of judging, rendering or publishing, except that
-a family's figures role draws with reportgen.figures.
+a family's figures role draws with reportgen.render.figures.
 """
 
 from reportgen.experiments import gradients, lm, saturation, temperature, training, variance, worked

@@ -20,7 +20,7 @@ FORMATS = ("svg", "png")
 
 def figure_entries(experiment, results, documented, formats=FORMATS):
     """Caption, alt text, part and the given renderings (SVG text, PNG base64) of each figure."""
-    from reportgen.figures import render
+    from reportgen.render.figures import render
 
     entries = []
     with paused_gc():  # Matplotlib's artists are cyclic garbage: one collection, not dozens

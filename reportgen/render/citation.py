@@ -8,7 +8,7 @@ a backslash or a newline in a title stays text and cannot open or close a field.
 
 import unicodedata
 
-from reportgen.mathtex import plain
+from reportgen.render.mathtex import plain
 
 # Characters BibTeX or LaTeX read as syntax. BibTeX counts braces even after a backslash, so
 # `\{` would unbalance a field: braces become \textbraceleft{} / \textbraceright{}, whose own

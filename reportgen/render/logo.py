@@ -6,7 +6,8 @@ accepted; the logo is embedded in the HTML and both PDFs, so it is checked as an
 
 import struct
 
-from reportgen import inputs, limits, safemarkup
+from reportgen import inputs, limits
+from reportgen.render import safemarkup
 
 WAY_OUT = "give a local PNG, JPEG, GIF or SVG image, or set logo = \"\""
 

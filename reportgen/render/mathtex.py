@@ -173,7 +173,7 @@ def _svg(tex):
     import ziamath
     from latex2mathml.converter import convert
 
-    from reportgen import safemarkup
+    from reportgen.render import safemarkup
 
     # ziamath parses through latex2mathml too: raw markup from \\text{<…>} made it fail halfway
     # and leave state behind that changed every later formula's width. Such LaTeX never gets there.
@@ -226,7 +226,7 @@ def mathml(tex, display=False):
     markup inside \\text{…}, links and event handlers never reach the page."""
     from latex2mathml.converter import convert
 
-    from reportgen import safemarkup
+    from reportgen.render import safemarkup
 
     mode = "block" if display else "inline"
     try:

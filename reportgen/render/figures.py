@@ -58,7 +58,7 @@ def typeset_labels(figure):
     """Titles, axis and tick labels, legends and notes with their plain math (√d_k, ‖J‖_F) as mathtext."""
     from matplotlib.ticker import FixedFormatter, FuncFormatter
 
-    from reportgen.mathtex import mathtext
+    from reportgen.render.mathtex import mathtext
 
     def typeset(label):
         new = mathtext(label)

@@ -88,7 +88,7 @@ def environment(medium):
     renders a dozen pages (compiling them afresh each time was a second of every build)."""
     import jinja2
 
-    from reportgen import mathtex
+    from reportgen.render import mathtex
 
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates())),
@@ -153,7 +153,7 @@ def render_pdf(html, info):
     import weasyprint
     from weasyprint.urls import URLFetcher
 
-    from reportgen import headercells
+    from reportgen.render import headercells
 
     fetcher = URLFetcher(allowed_protocols=("data",))  # the report embeds everything it shows
     identifier = hashlib.sha256(html.encode()).hexdigest()[:32].encode()
@@ -198,7 +198,7 @@ def pdf_key(html):
     import hashlib
     from importlib import metadata
 
-    from reportgen import headercells
+    from reportgen.render import headercells
 
     digest = hashlib.sha256(html.encode())
     folder = templates()
@@ -253,10 +253,10 @@ def write(sections, catalog, info, config, timings, store, progress=None, pool=N
     build's worker processes (reportgen.workers), which render PDFs beside this one."""
     import hashlib
 
-    from reportgen import citation
-    from reportgen.context import context
     from reportgen.progress import Progress
     from reportgen.publish import publish
+    from reportgen.render import citation
+    from reportgen.render.context import context
 
     progress = progress or Progress(quiet=True)
     out = Path(config.output)

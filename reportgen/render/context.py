@@ -12,7 +12,6 @@ import tomllib
 from importlib import resources
 from pathlib import Path
 
-from reportgen import errata
 from reportgen.errors import ReportgenError
 from reportgen.experiments.family import Table
 from reportgen.experiments.stats import LEVEL
@@ -20,6 +19,7 @@ from reportgen.judging import story
 from reportgen.judging.documents import FIXED, GONE, STATES
 from reportgen.judging.tally import coverage, family_wise, statements, tally, verdict_counts
 from reportgen.judging.verdicts import VERDICTS
+from reportgen.render import errata
 
 ERRORS = ("contradicted",)  # verdicts that say a document is wrong (material or minor)
 IN_PART = ("partly",)  # verdicts that say it is right in some setups only
@@ -233,9 +233,9 @@ def findings(sections, catalog, rows, chapters):
 def references(catalog, sections, info, config):
     """(documents, papers): a bibliography entry per checked document, and the papers relied on.
 
-    A document is cited by its title, its kind and the course's url or name (reportgen.citation),
+    A document is cited by its title, its kind and the course's url or name (reportgen.render.citation),
     with the SHA-256 of the text checked (read in this build, or recorded with the claims)."""
-    from reportgen.citation import document_citation
+    from reportgen.render.citation import document_citation
 
     data = tomllib.loads((resources.files("reportgen.templates") / "references.toml").read_text(encoding="utf-8"))
     texts = info.get("documents") or {}
@@ -273,7 +273,7 @@ def _work(citation):
 
 def embedded_logo(path):
     """The logo as a data: URI, read again (it may have changed since the build started)."""
-    from reportgen import logo
+    from reportgen.render import logo
 
     try:
         mime, data = logo.read(path)
@@ -286,8 +286,8 @@ def embedded_logo(path):
 
 def title_block(config, info, build):
     """Title page, metadata and the "how to cite" line, from the config and this build."""
-    from reportgen import citation
-    from reportgen.mathtex import plain
+    from reportgen.render import citation
+    from reportgen.render.mathtex import plain
 
     when = datetime.datetime.fromisoformat(info["build_time"])
     own = info.get("reportgen") or {}
