@@ -6,7 +6,7 @@ from pathlib import Path
 
 from reportgen import inputs, limits, settings
 from reportgen.errors import ConfigError
-from reportgen.provenance import source_date_epoch
+from reportgen.publish.provenance import source_date_epoch
 from reportgen.settings import MAX_SEED  # noqa: F401 (read here by the tests)
 
 BuildConfig = settings.dataclass_of(settings.SETTINGS, "BuildConfig", __name__)  # one field per setting

@@ -10,9 +10,9 @@ with the build however it ends.
 import contextlib
 import time
 
-from reportgen import cache
 from reportgen.errors import ReportgenError
-from reportgen.provenance import build_time
+from reportgen.publish import cache
+from reportgen.publish.provenance import build_time
 
 
 class BuildFailed(ReportgenError):
@@ -108,10 +108,11 @@ def remove_leftovers(config, store, families):
 
 def build(config, progress, catalog=None, families=None):
     """The whole build; returns (summary line, failed experiment names)."""
-    from reportgen import claims, liblog, provenance, publish, timing, workers
+    from reportgen import claims, liblog, timing, workers
     from reportgen.device import resolve_device
     from reportgen.experiments import EXPERIMENTS
     from reportgen.judging import documents
+    from reportgen.publish import outputs, provenance
     from reportgen.render import report
     from reportgen.render.drawing import Drawer
 
@@ -119,7 +120,7 @@ def build(config, progress, catalog=None, families=None):
     catalog = catalog or claims.catalog(config.claims or None)
     texts = documents.read(catalog, config.documents)  # a missing text is bad input, before any work
     families = families or EXPERIMENTS
-    publish.refuse_narrowing(config, [e.name for e in selected(config, families)])
+    outputs.refuse_narrowing(config, [e.name for e in selected(config, families)])
     timings = {}
     start = time.perf_counter()
     device = resolve_device(config.device)  # bad input is refused before any folder is made

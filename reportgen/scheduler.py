@@ -10,9 +10,10 @@ import math
 import time
 from dataclasses import dataclass, replace
 
-from reportgen import cache, workers
+from reportgen import workers
 from reportgen.errors import short_traceback
-from reportgen.provenance import build_time
+from reportgen.publish import cache
+from reportgen.publish.provenance import build_time
 
 
 @dataclass(frozen=True)

@@ -77,7 +77,7 @@ def _check(payload):
 
 def _reader(store):
     """The store to read timings from: --no-cache recomputes results, but the times still hold."""
-    from reportgen.cache import Cache
+    from reportgen.publish.cache import Cache
 
     if store.enabled or not store.writable:
         return store

@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 
 import reportgen
-from reportgen.cache import _imports, module_file, source_closure
 from reportgen.experiments import EXPERIMENTS
 from reportgen.experiments.family import ROLES
+from reportgen.publish.cache import _imports, module_file, source_closure
 
 ROOT = Path(reportgen.__file__).parent
 MAX_LINES = 450  # a module over this holds more than one concept: split it by concern (STYLE.md, texture)

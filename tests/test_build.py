@@ -76,9 +76,9 @@ def test_figure_files_match_the_report(quick_build):
         assert data.startswith(b"\x89PNG\r\n\x1a\n") and b"tIME" not in data, name
     for name, data in svgs.items():
         assert b"<dc:date>" not in data, name
-    from reportgen import cache
     from reportgen.claims import catalog
     from reportgen.judging.runs import documented_numbers
+    from reportgen.publish import cache
 
     store = cache.Cache(quick_build.cache)
     for name, experiment in EXPERIMENTS.items():
@@ -450,7 +450,7 @@ def draw_variance(tmp_path, executor):
     from reportgen.scheduler import Run
     from reportgen.workers import Workers
 
-    from reportgen.cache import Cache
+    from reportgen.publish.cache import Cache
 
     config = BuildConfig(cache_dir=str(tmp_path / "cache"), figures=str(tmp_path / "figures"))
     drawer = Drawer(config, Cache(config.cache_dir), Workers(start=lambda processes: executor))

@@ -6,8 +6,8 @@ import math
 import pytest
 
 from conftest import PDF_FAMILY, describe, invoke, pdf_supported
-from reportgen import cache
 from reportgen.experiments import EXPERIMENTS
+from reportgen.publish import cache
 
 QUICK_HTML = ["build", "--profile", "quick", "--format", "html", "--only", "variance"]
 # Where any family shows the cache's behaviour and a run is repeated: temperature runs in 0.3 s

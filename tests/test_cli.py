@@ -276,10 +276,10 @@ def test_full_profile_on_cpu_says_how_long(tmp_path):
     """A full build on the CPU warns with a time range before it starts (shown even with -q)."""
     import io
 
-    from reportgen.cache import Cache
     from reportgen.config import BuildConfig
-    from reportgen.timing import announce
     from reportgen.progress import Progress
+    from reportgen.publish.cache import Cache
+    from reportgen.timing import announce
 
     stream = io.StringIO()
     announce(BuildConfig(profile="full"), "cpu", Cache(tmp_path / "c"), Progress(quiet=True, stream=stream))

@@ -34,9 +34,10 @@ from conftest import (
     write_placeholder_output,
 )
 
-from reportgen import atomic, cache
+from reportgen import atomic
 from reportgen.experiments import EXPERIMENTS
-from reportgen.publish import JOURNAL, MANIFEST
+from reportgen.publish import cache
+from reportgen.publish.outputs import JOURNAL, MANIFEST
 
 HTML = ["build", "--profile", "quick", "--only", "variance", "--format", "html"]
 # For faults of run entries and cache folders, which any family shows: the family that draws no
@@ -126,7 +127,7 @@ def test_a_cached_png_claiming_a_vast_image_is_refused():
     import struct
     import zlib
 
-    from reportgen.cache import PNG_MAGIC, check_figures
+    from reportgen.publish.cache import PNG_MAGIC, check_figures
 
     ihdr = struct.pack(">IIBBBBB", 100_000, 100_000, 8, 6, 0, 0, 0)
     png = PNG_MAGIC + struct.pack(">I", 13) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
@@ -269,7 +270,7 @@ def test_full_output_disk_keeps_the_previous_report(warm_dir, monkeypatch):
             raise OSError(errno.ENOSPC, "No space left on device")
         return real(path, data)
 
-    monkeypatch.setattr("reportgen.publish.write_atomic", full)
+    monkeypatch.setattr("reportgen.publish.outputs.write_atomic", full)
     result = invoke(HTML, warm_dir)
     assert_clean(result, 1)
     assert "No space left on device" in result.stderr and "previous report there is unchanged" in result.stderr
@@ -299,7 +300,7 @@ def test_formats_change_as_a_set(warm_dir):
 
 def test_crash_between_renames_is_rolled_forward(warm_dir, monkeypatch):
     """A build killed after committing its set but before every rename: the next build completes it."""
-    import reportgen.publish as publish
+    from reportgen.publish import outputs
 
     assert_clean(invoke(HTML, warm_dir))
     real = os.replace
@@ -312,12 +313,12 @@ def test_crash_between_renames_is_rolled_forward(warm_dir, monkeypatch):
             raise SystemExit("killed")  # stands for SIGKILL: nothing after this line runs
         return real(src, dst)
 
-    monkeypatch.setattr(publish.os, "replace", die_after_first)
+    monkeypatch.setattr(outputs.os, "replace", die_after_first)
     with pytest.raises(SystemExit):
-        publish.publish(warm_dir / "output", {"results.json": "{}", "report.html": "<p>new</p>"}, "b2")
+        outputs.publish(warm_dir / "output", {"results.json": "{}", "report.html": "<p>new</p>"}, "b2")
     monkeypatch.undo()
     assert (warm_dir / "output" / JOURNAL).exists()
-    publish.recover(warm_dir / "output")
+    outputs.recover(warm_dir / "output")
     manifest = one_set(warm_dir / "output")
     assert manifest["build"] == "b2" and (warm_dir / "output" / "report.html").read_text() == "<p>new</p>"
     assert_clean(invoke(HTML, warm_dir))
@@ -330,7 +331,7 @@ def test_staged_files_of_an_uncommitted_build_are_dropped(warm_dir):
     before = snapshot(out)
     (out / ".report.html.staged").write_text("half a build")
     (out / ".results.json.abc123.tmp").write_text("half a file")
-    from reportgen.publish import recover
+    from reportgen.publish.outputs import recover
 
     recover(out)
     assert snapshot(out) == before
@@ -537,7 +538,8 @@ def test_a_signal_swallowed_on_the_way_still_stops_the_build(tmp_path, sig, code
     failures with exit 1. The signal taken is recorded; nothing is published, exit 130/143."""
     import click
 
-    from reportgen import cli, publish, signals
+    from reportgen import cli, signals
+    from reportgen.publish import outputs
 
     def command():
         try:
@@ -545,7 +547,7 @@ def test_a_signal_swallowed_on_the_way_still_stops_the_build(tmp_path, sig, code
             time.sleep(5)  # the handler raises here
         except BaseException:  # noqa: BLE001 (what the import did)
             pass
-        publish.publish(tmp_path / "out", {"report.html": "x"}, "build")
+        outputs.publish(tmp_path / "out", {"report.html": "x"}, "build")
 
     with pytest.raises(click.exceptions.Exit) as info:
         cli.guarded(command)()

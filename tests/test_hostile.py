@@ -361,7 +361,7 @@ def test_edited_cache_entry_with_fixed_up_hash_is_recomputed(tmp_path):
 
 
 def test_cache_key_lives_in_the_state_folder_owner_only(tmp_path, monkeypatch):
-    from reportgen import cachekey
+    from reportgen.publish import cachekey
 
     monkeypatch.delenv("REPORTGEN_CACHE_KEY")
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
@@ -375,7 +375,7 @@ def test_cache_key_lives_in_the_state_folder_owner_only(tmp_path, monkeypatch):
 
 
 def test_no_usable_key_means_building_without_the_cache(tmp_path, monkeypatch):
-    from reportgen import cachekey
+    from reportgen.publish import cachekey
 
     monkeypatch.delenv("REPORTGEN_CACHE_KEY")
     (tmp_path / "state").write_text("a file where the state folder should be")

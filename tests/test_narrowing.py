@@ -6,7 +6,7 @@ import pytest
 from conftest import describe, invoke
 
 from reportgen.experiments import EXPERIMENTS
-from reportgen.publish import MANIFEST, narrowing
+from reportgen.publish.outputs import MANIFEST, narrowing
 
 FULL = {"build": "b1", "files": {"results.json": "x", "report.html": "x", "report.pdf": "x",
                                   "report-handout.pdf": "x", "errata-000.pdf": "x", "errata-000.html": "x"},
@@ -52,13 +52,14 @@ def test_partial_build_is_refused_before_any_work(tmp_path, args):
 
 def test_replace_goes_ahead(tmp_path, monkeypatch):
     """--replace passes the refusal (the build itself is not run here)."""
-    from reportgen import pipeline, publish
+    from reportgen import pipeline
+    from reportgen.publish import outputs
 
     plant(tmp_path / "output")
     seen = []
 
     def fake_build(config, progress, catalog=None, families=None):
-        publish.refuse_narrowing(config, list(config.only or EXPERIMENTS))
+        outputs.refuse_narrowing(config, list(config.only or EXPERIMENTS))
         seen.append(config.replace)
         return "built", []
 

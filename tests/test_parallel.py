@@ -4,11 +4,11 @@ import dataclasses
 
 from conftest import quick_results
 
-from reportgen.cache import Cache
 from reportgen.config import BuildConfig
 from reportgen.experiments import EXPERIMENTS
-from reportgen.scheduler import runs
 from reportgen.progress import Progress
+from reportgen.publish.cache import Cache
+from reportgen.scheduler import runs
 
 
 def all_runs(tmp_path, experiments):

@@ -6,7 +6,8 @@ import sys
 
 import pytest
 
-from reportgen import __version__, provenance
+from reportgen import __version__
+from reportgen.publish import provenance
 
 
 def test_identity_ignores_the_working_directory(tmp_path, monkeypatch):
@@ -39,7 +40,7 @@ def test_baked_commit_wins(tmp_path, monkeypatch):
 
 def test_build_hook_writes_the_commit(tmp_path):
     """The setuptools hook bakes the checkout's commit into the built package."""
-    from reportgen.provenance import source_commit
+    from reportgen.publish.provenance import source_commit
 
     pytest.importorskip("setuptools")
     from pathlib import Path

@@ -107,9 +107,9 @@ url = "https://example.org/cs1"
 def test_changing_the_branding_recomputes_no_experiment(tmp_path, monkeypatch):
     """A build with another title (and every other branding key changed) takes its experiment
     from the cache the first build filled: branding is not in an experiment's cache key."""
-    from reportgen.cache import Cache
-    from reportgen.scheduler import runs
     from reportgen.progress import Progress
+    from reportgen.publish.cache import Cache
+    from reportgen.scheduler import runs
 
     monkeypatch.chdir(tmp_path)
     common = f'profile = "quick"\nthreads = 1\ncache_dir = "{tmp_path / "cache"}"\n'

@@ -127,8 +127,8 @@ def test_plain_heartbeat_is_sparse():
 def test_cold_and_cached_learned_apart(tmp_path):
     """A cached rebuild is estimated from cached stages, a cold build from cold ones."""
     from reportgen import timing
-    from reportgen.cache import Cache
     from reportgen.config import BuildConfig
+    from reportgen.publish.cache import Cache
 
     config = BuildConfig(profile="quick")
     store = Cache(tmp_path / "cache")

@@ -9,11 +9,12 @@ import base64
 from dataclasses import dataclass
 from pathlib import Path
 
-from reportgen import cache, workers
+from reportgen import workers
 from reportgen.atomic import write_if_changed
 from reportgen.errors import short_traceback
 from reportgen.experiments.family import Figure
 from reportgen.gcpause import paused_gc
+from reportgen.publish import cache
 
 FORMATS = ("svg", "png")
 

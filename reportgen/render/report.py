@@ -214,7 +214,7 @@ def pdf_key(html):
 
 def pdfs_cached(named, store):
     """Whether the cache holds every PDF of `named` (the pdf stage's estimate depends on it)."""
-    from reportgen.cache import check_pdf
+    from reportgen.publish.cache import check_pdf
 
     return all(store.load_bytes(name, pdf_key(html), check_pdf) is not None for name, html in named.items())
 
@@ -228,7 +228,7 @@ def pdfs(named, results_json, info, store, attach=("report", "handout"), pool=No
     begun. The PDFs named in `attach` then get results.json attached.
     """
     from reportgen import workers
-    from reportgen.cache import check_pdf
+    from reportgen.publish.cache import check_pdf
 
     keys = {name: pdf_key(html) for name, html in named.items()}
     out = {name: store.load_bytes(name, keys[name], check_pdf) for name in named}
@@ -254,7 +254,7 @@ def write(sections, catalog, info, config, timings, store, progress=None, pool=N
     import hashlib
 
     from reportgen.progress import Progress
-    from reportgen.publish import publish
+    from reportgen.publish.outputs import publish
     from reportgen.render import citation
     from reportgen.render.context import context
 
@@ -299,7 +299,7 @@ def write(sections, catalog, info, config, timings, store, progress=None, pool=N
 
 def _state_of(out):
     """What a failed publish left in `out`, said truly: unchanged only when it is."""
-    from reportgen.publish import committed
+    from reportgen.publish.outputs import committed
 
     if committed(out):
         return "the new report is committed but not all in place; the next build there finishes it"

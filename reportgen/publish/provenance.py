@@ -57,7 +57,7 @@ def reportgen_build():
             return {"version": __version__, "commit": baked["commit"], "source": "package"}
     except (OSError, ValueError):
         pass
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]  # reportgen/, above this stage folder
     return {"version": __version__, "commit": source_commit(package), "source": "checkout"}
 
 

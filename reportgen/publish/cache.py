@@ -27,7 +27,7 @@ PACKAGE = "reportgen"
 def _package_root(top):
     """Folder of a top-level package, found without importing it."""
     if top == PACKAGE:
-        return Path(__file__).parent
+        return Path(__file__).resolve().parents[1]  # reportgen/, above this stage folder
     spec = importlib.util.find_spec(top)
     return Path(spec.submodule_search_locations[0]) if spec and spec.submodule_search_locations else None
 
@@ -138,8 +138,8 @@ OURS = re.compile(r"[a-z0-9][a-z0-9_.-]*-[0-9a-f]{32}\.(json|bin|pdf)|\..+\.tmp"
 
 
 def mac(digest, payload):
-    """HMAC-SHA256 of an entry's key and payload under the cache key (reportgen.cachekey)."""
-    from reportgen import cachekey
+    """HMAC-SHA256 of an entry's key and payload under the cache key (reportgen.publish.cachekey)."""
+    from reportgen.publish import cachekey
 
     message = digest.encode() + b"\0" + json.dumps(payload, sort_keys=True, allow_nan=True).encode()
     return hmac.new(cachekey.current(), message, hashlib.sha256).hexdigest()
@@ -181,7 +181,7 @@ class Cache:
 
     def _keyed(self):
         """Whether the cache key can be had; without it no entry can be trusted or signed."""
-        from reportgen import cachekey
+        from reportgen.publish import cachekey
 
         try:
             cachekey.current()

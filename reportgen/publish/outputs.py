@@ -15,8 +15,9 @@ import json
 import os
 from pathlib import Path
 
-from reportgen import inputs, limits, lock, signals
+from reportgen import inputs, limits, signals
 from reportgen.atomic import remove_leftovers, write_atomic
+from reportgen.publish import lock
 
 # the set reportgen owns
 OUTPUT_NAMES = ("results.json", "report.html", "report.pdf", "report-handout.pdf", "report.bib", "CITATION.cff")
