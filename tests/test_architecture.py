@@ -1,4 +1,4 @@
-"""The package's shape: no import cycles, families with every role, data flowing one way."""
+"""The package's shape: no import cycles, families with every role, stage folders importing downhill."""
 
 from pathlib import Path
 
@@ -100,7 +100,73 @@ def test_data_flows_one_way(name):
     for role in ("measures", "tables", "figures"):
         assert f"{package}.{role}" not in run_closure, (name, role)
     assert f"{package}.tables" not in graph[f"{package}.figures"], name
-    assert not any(m.startswith("reportgen.claims") or m == "reportgen.judging.judge" for m in run_closure), name
+    assert not any(m.startswith(("reportgen.claims", "reportgen.judging")) for m in run_closure), name
+
+
+@pytest.mark.parametrize("name", list(EXPERIMENTS))
+def test_run_key_follows_imports_into_the_stage_folders(name):
+    """The results cache key follows a run's imports into reportgen.experiments' shared modules."""
+    closure = source_closure(f"{EXPERIMENTS[name].package}.run")
+    assert closure["reportgen.experiments.sampling"] == ROOT / "experiments" / "sampling.py", name
+
+
+# The stage folders, in the order data flows; claims/ is judging's data. A stage imports its own
+# folder and the stages before it, never a later one, with two kinds of exception: render hands
+# the finished files to publish, which keeps every stage's caches and imports no stage itself; and
+# a family's figures role draws with render's matplotlib set-up (a family spans the stages: run and
+# measures come before judging, tables and figures are rendered).
+STAGES = ("experiments", "judging", "render", "publish")
+MAY_IMPORT = {
+    "experiments": {"experiments"},
+    "judging": {"experiments", "judging"},
+    "render": {"experiments", "judging", "render", "publish"},
+    "publish": {"publish"},
+}
+# The top level's entry points and orchestration: they call the stages, no stage calls them.
+ORCHESTRATION = {"reportgen.cli", "reportgen.__main__", "reportgen.config", "reportgen.settings",
+                 "reportgen.pipeline", "reportgen.scheduler", "reportgen.factcheck", "reportgen.diff_command"}
+
+
+def stage_of(module):
+    """The stage folder a module of the package lives in; None for the top level."""
+    parts = module.split(".")
+    if len(parts) < 2:
+        return None
+    return "judging" if parts[1] == "claims" else parts[1] if parts[1] in STAGES else None
+
+
+def uphill(graph):
+    """(importer, imported) pairs where a stage imports a later one, exceptions aside."""
+    found = []
+    for source, targets in graph.items():
+        for target in targets:
+            here, there = stage_of(source), stage_of(target)
+            if here is None or there is None or there in MAY_IMPORT[here]:
+                continue
+            draws = here == "experiments" and source.endswith(".figures") and target == "reportgen.render.figures"
+            if not draws:  # a family's figures role draws with render's set-up
+                found.append((source, target))
+    return sorted(found)
+
+
+def test_stages_import_downhill():
+    """experiments → judging → render → publish: no stage reaches back into a later one."""
+    assert uphill(import_graph()) == []
+
+
+def test_uphill_finder_finds_a_judge_reaching_into_render():
+    graph = {"reportgen.judging.judge": {"reportgen.render.context", "reportgen.experiments.measure"},
+             "reportgen.experiments.lm.figures": {"reportgen.render.figures"},
+             "reportgen.experiments.lm.tables": {"reportgen.render.figures"}}
+    assert uphill(graph) == [("reportgen.experiments.lm.tables", "reportgen.render.figures"),
+                             ("reportgen.judging.judge", "reportgen.render.context")]
+
+
+def test_stages_never_import_the_orchestration():
+    """The stages are called by the top level's commands and pipeline; none of them imports those."""
+    graph = import_graph()
+    found = {name: sorted(graph[name] & ORCHESTRATION) for name in graph if stage_of(name)}
+    assert {name: hits for name, hits in found.items() if hits} == {}
 
 
 def test_listing_families_imports_nothing_heavy():
