@@ -224,3 +224,19 @@ def test_pool_finder_sees_a_pool(tmp_path):
     source = tmp_path / "m.py"
     source.write_text("from concurrent.futures import ProcessPoolExecutor\nimport multiprocessing.pool\n")
     assert pool_uses(source) == {"ProcessPoolExecutor", "multiprocessing.pool"}
+
+
+def test_contributing_names_only_files_that_exist_and_every_stage_folder():
+    """The architecture page cannot drift: each `reportgen/…` path it names exists, and each
+    folder of the package is named in it."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`(reportgen/[\w/.]+?)`", text)) | set(re.findall(r"\b(reportgen/[\w/]+\.(?:py|toml))", text))
+    missing = sorted(p for p in named if "<" not in p and "NNN" not in p and not (root / p.rstrip("/")).exists())
+    assert not missing, f"CONTRIBUTING.md names files that do not exist: {missing}"
+    folders = sorted(p.name for p in (root / "reportgen").iterdir() if (p / "__init__.py").exists())
+    architecture = text.split("## Architecture", 1)[1].split("\n## ", 1)[0]
+    assert all(f"{name}/" in architecture or f"reportgen/{name}" in text for name in folders), folders
