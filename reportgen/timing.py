@@ -14,23 +14,24 @@ import math
 from dataclasses import dataclass, field
 
 KINDS = ("cold", "cached")
-# A stage never timed on this machine: one cold build and one cached rebuild of each profile
-# on the 2-core development machine (Xeon @ 2.80GHz, 24 GiB) shared with other builds, load
-# average 6-9, 2026-12 (README "Build times"). An idle machine is about 3× faster; the
-# first build here replaces these with its own times.
+# A stage never timed on this machine: one cold build of each profile on the 2-core
+# development machine (Xeon @ 2.80GHz, 24 GiB) with nothing else building, 2026-11-26, stage
+# times as the build printed them (the cached HTML is a rebuild's). The table said 3× these
+# when it was measured under load 6-9: a first build announced "about 6 min" and took 80 s.
+# The first build here replaces these with its own times.
 READ = 0.1  # seconds to read an experiment's results from the cache
 TYPICAL = {
     "quick": {
-        "variance": 30.4, "saturation": 0.6, "temperature": 1.7, "worked": 1.0, "gradients": 1.7,
-        "training": 10.8, "lm": 10.9,
-        "figures": {"cold": 43.1, "cached": 0.1}, "html": {"cold": 8.5, "cached": 4.9},
-        "pdf": {"cold": 73.0, "cached": 0.1}, "write": {"cold": 0.1, "cached": 0.1},
+        "variance": 6.4, "saturation": 0.1, "temperature": 0.3, "worked": 0.2, "gradients": 0.3,
+        "training": 2.0, "lm": 3.0,
+        "figures": {"cold": 10.1, "cached": 0.1}, "html": {"cold": 3.0, "cached": 0.5},
+        "pdf": {"cold": 15.0, "cached": 0.1}, "write": {"cold": 0.1, "cached": 0.1},
     },
     "standard": {
-        "variance": 145.6, "saturation": 19.5, "temperature": 36.7, "worked": 8.6, "gradients": 24.4,
-        "training": 107.8, "lm": 129.7,
-        "figures": {"cold": 17.0, "cached": 0.1}, "html": {"cold": 9.1, "cached": 6.9},
-        "pdf": {"cold": 85.5, "cached": 0.2}, "write": {"cold": 0.6, "cached": 0.2},
+        "variance": 7.6, "saturation": 2.0, "temperature": 5.5, "worked": 1.1, "gradients": 3.5,
+        "training": 23.6, "lm": 44.3,
+        "figures": {"cold": 13.8, "cached": 0.1}, "html": {"cold": 4.1, "cached": 1.0},
+        "pdf": {"cold": 18.5, "cached": 0.2}, "write": {"cold": 0.1, "cached": 0.1},
     },
 }
 TYPICAL = {profile: {stage: v if isinstance(v, dict) else {"cold": v, "cached": READ} for stage, v in stages.items()}
