@@ -93,6 +93,20 @@ class RateSweep:
         return [float(np.mean([failed(self.by_seed(key, variant, lr)[i]) for lr in self.lrs]))
                 for i in range(self.n_seeds)]
 
+    def failure_growth(self, big, small, variant, reference, margin, failing, labels):
+        """'Unstable for large d_k' as two paired conditions: at `big`, `variant` fails at least
+        `margin` (a share of rates) more often than `reference`, and more than itself at `small`.
+        Returns (Conditions, per-seed shares of variant at big, of reference at big, of variant at small);
+        `failing` words the failure, `labels` names (big, small)."""
+        from reportgen.experiments.paired import Conditions
+
+        fv, fr, fs = (self.per_seed_failed(big, variant), self.per_seed_failed(big, reference),
+                      self.per_seed_failed(small, variant))
+        c = Conditions()
+        c.add(f"{variant} {failing} {margin:.0%} points more than {reference}", [a - b for a, b in zip(fv, fr)], margin)
+        c.add(f"more at d_k = {labels[0]} than at d_k = {labels[1]}", [a - b for a, b in zip(fv, fs)], 1e-9)
+        return c, fv, fr, fs
+
     def per_seed_steps(self, key, variant, lr, target=None):
         """Per seed, steps to `target` at `lr`; the run's length where a seed never got there (a lower bound)."""
         return [self.reached(m, target) or self.length for m in self.by_seed(key, variant, lr)]

@@ -114,11 +114,7 @@ def instability_growth_misses(results, margin, sweep="width", variant="unscaled"
     big, small = s.config(sweep, "largest"), s.config(sweep, "smallest")
     s.need(big, variant, reference)
     s.need(small, variant)
-    dv, dr, ds = s.per_seed_failed(big, variant), s.per_seed_failed(big, reference), \
-        s.per_seed_failed(small, variant)
-    c = Conditions()
-    c.add(f"{variant} diverges {margin:.0%} points more than {reference}", [a - b for a, b in zip(dv, dr)], margin)
-    c.add(f"more at d_k = {s.dk(big)} than at d_k = {s.dk(small)}", [a - b for a, b in zip(dv, ds)], 1e-9)
+    c, dv, dr, ds = s.failure_growth(big, small, variant, reference, margin, "diverges", (s.dk(big), s.dk(small)))
     return count_measurement(c, s.n_seeds, f"of 2: {variant} at d_k = {s.dk(big)} at least {margin:.0%} "
                              f"points more often diverged than {reference}, and more than itself at d_k = {s.dk(small)}"
                              f"; paired over {s.n_seeds} seeds", undecided=s.gate(big, small),

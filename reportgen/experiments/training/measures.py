@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from reportgen.experiments.measure import Measurement, MeasureUnavailable, Measures
-from reportgen.experiments.paired import Conditions, count_measurement, ratio_measurement
+from reportgen.experiments.paired import count_measurement, ratio_measurement
 from reportgen.experiments.stats import mean_interval
 from reportgen.experiments.training.params import REACH
 from reportgen.experiments.training.sweep import Sweep, lr_text, range_text, steps_text, sweep
@@ -97,11 +97,7 @@ def instability_growth_misses(results, d_k, small_d_k, margin, variant="unscaled
     above `reference`'s, and above its own share at `small_d_k`.
     """
     s = sweep(results, d_k, small_d_k)
-    uv, ur, us = s.per_seed_failed(d_k, variant), s.per_seed_failed(d_k, reference), \
-        s.per_seed_failed(small_d_k, variant)
-    c = Conditions()
-    c.add(f"{variant} {margin:.0%} points more unstable than {reference}", [a - b for a, b in zip(uv, ur)], margin)
-    c.add(f"more at d_k = {d_k} than at d_k = {small_d_k}", [a - b for a, b in zip(uv, us)], 1e-9)
+    c, *_ = s.failure_growth(d_k, small_d_k, variant, reference, margin, "is unstable", (d_k, small_d_k))
     return count_measurement(c, s.n_seeds, f"recall, of 2: {variant} at d_k = {d_k} at least {margin:.0%} points "
                              f"more unstable (blow-up or spike) than {reference}, and more than itself at d_k = "
                              f"{small_d_k}; paired over {s.n_seeds} seeds",
