@@ -62,7 +62,7 @@ def run_all(config, progress, catalog, families, drawer=None, store=None, device
     expected, _ = progress.estimates.experiments(cold, cached, workers_for(todo, device))
     what = f"{len(cold)} to run ({', '.join(cold) or 'none'}), {len(cached)} from cache"
     with progress.stage("experiments", what, expected=expected) as stage, \
-            contextlib.closing(runs(chosen, config, device, progress, store, (ready, todo), pool)) as finished:
+            contextlib.closing(runs(chosen, config, device, progress, store, (ready, todo), pool, drawer)) as finished:
         stage.detail = f"0 of {len(chosen)} done"
         for run in finished:  # in the order they finish; the report keeps the registry's
             experiment = run.experiment
@@ -82,9 +82,10 @@ def run_all(config, progress, catalog, families, drawer=None, store=None, device
     sections = fill_in(sum_up([done[e.name] for e in chosen], catalog))
     sections = lay_out_all(mark_quotes(sections, quotes or {}))
     if drawer is not None:
-        drawing = drawer.drawing()
+        drawing, cached = drawer.drawing(), drawer.cached()
         kind = "cold" if drawing else "cached"
-        what = f"{drawing} famil{'y' if drawing == 1 else 'ies'} to draw, {len(drawer.jobs) - drawing} from cache"
+        what = (f"{drawing} famil{'y' if drawing == 1 else 'ies'} to draw, {len(drawer.jobs) - drawing - cached} "
+                f"drawn meanwhile, {cached} from cache")
         with progress.stage("figures", what, kind=kind):
             drawn = drawer.finish()
         sections = [with_figures(s, drawn.get(s.experiment.name)) for s in sections]

@@ -78,9 +78,11 @@ def compute(run, params, config, device, progress):
 
 
 def _compute_registered(name, config, device):
-    """Worker side: run a registered experiment with silent progress."""
+    """Worker side: run a registered experiment with silent progress; (results, seconds)."""
     experiment = workers.registered(name)
-    return compute(experiment.run, experiment.params[config.profile], config, device, lambda items, label: items)
+    start = time.perf_counter()
+    results = compute(experiment.run, experiment.params[config.profile], config, device, lambda items, label: items)
+    return results, time.perf_counter() - start
 
 
 def run_here(experiment, digest, config, device, progress, store):
@@ -114,8 +116,13 @@ def workers_for(todo, device):
     return 2 if len(todo) > 1 and device == "cpu" and (os.cpu_count() or 1) > 1 else 1
 
 
-def runs(experiments, config, device, progress, store, looked_up=None, pool=None):
-    """Each experiment's Run, in the order they finish; `pool` the build's Workers (else its own)."""
+def runs(experiments, config, device, progress, store, looked_up=None, pool=None, meanwhile=None):
+    """Each experiment's Run, in the order they finish; `pool` the build's Workers (else its own).
+
+    `meanwhile`: other work of the build, done while the experiments leave a process free:
+    `meanwhile.here()` does one piece in this process when it would only wait for a worker
+    (and says whether there was one); `meanwhile.spare()` hands the rest to the workers once
+    they have no experiment left (reportgen.render.drawing.Drawer: the figures)."""
     from collections import deque
 
     ready, todo = looked_up or look_up(experiments, config, device, store)
@@ -123,72 +130,32 @@ def runs(experiments, config, device, progress, store, looked_up=None, pool=None
     todo = deque(todo)
     if workers_for(todo, device) > 1:
         with workers.owned(pool) as pool:
-            yield from _two_processes(todo, config, device, progress, store, pool)
+            yield from _two_processes(todo, config, device, progress, store, pool, meanwhile)
         return
     for experiment, digest in todo:
         yield run_here(experiment, digest, config, device, progress, store)
 
 
-def _two_processes(todo, config, device, progress, store, pool):
+def _two_processes(todo, config, device, progress, store, pool, meanwhile=None):
     """Run the experiments of `todo` (a deque of (experiment, cache key)) here from the front
-    and in a worker from the back; yield each Run as it is done.
+    and in a worker from the back (Workers.share); yield each Run as it is done. With nothing
+    left to run here, this process does `meanwhile`'s work while it waits."""
 
-    A thread hands the worker one experiment at a time, so that an experiment no worker has
-    begun stays this process's to take."""
-    import queue
-    import threading
+    def here(item):
+        return run_here(*item, config, device, progress, store)
 
-    done = queue.Queue()  # (experiment, key, results, None to run here, or the exception raised, seconds)
-    stopping = threading.Event()
+    def there(item):
+        return _compute_registered, item[0].name, config, device
 
-    def feed():
-        while not stopping.is_set():
-            try:
-                experiment, digest = todo.pop()
-            except IndexError:
-                break
-            start = time.perf_counter()
-            try:
-                future = pool.offload(_compute_registered, experiment.name, config, device)
-                outcome = pool.result(future, lambda: None, take_back=False)  # None: no worker could, run it here
-            except BaseException as exc:  # noqa: BLE001 (the main thread reports it)
-                outcome = exc
-            done.put((experiment, digest, outcome, time.perf_counter() - start))
-        done.put(None)
-
-    ended = threading.Event()  # the feeder's last item (None) was taken
-
-    def collected(block):
-        while not ended.is_set():
-            try:
-                item = done.get(block=block)
-            except queue.Empty:
-                return
-            if item is None:
-                ended.set()
-                return
-            experiment, digest, outcome, seconds = item
-            if outcome is None:
-                yield run_here(experiment, digest, config, device, progress, store)
-            elif isinstance(outcome, BaseException):
-                yield Run(experiment, error=short_traceback(outcome), seconds=seconds)
-            else:
-                progress.echo(f"{experiment.name}: computed in a second process")
-                yield fresh_run(experiment, digest, outcome, store, seconds)
-
-    pool.ready()  # the workers spawned from this thread, not the feeder's (Workers.ready)
-    feeder = threading.Thread(target=feed, name="experiments", daemon=True)
-    feeder.start()
-    try:
-        while True:
-            try:
-                experiment, digest = todo.popleft()
-            except IndexError:
-                break
-            yield run_here(experiment, digest, config, device, progress, store)
-            yield from collected(block=False)
-        yield from collected(block=True)
-        feeder.join()
-    except BaseException:
-        stopping.set()  # and the pool's owner ends the worker (reportgen.workers)
-        raise
+    for (experiment, digest), done in pool.share(todo, here, there, worker_end="back", meanwhile=meanwhile):
+        try:
+            value = done.result()
+        except Exception as exc:  # the experiment's own failure, in the worker
+            yield Run(experiment, error=short_traceback(exc))
+            continue
+        if isinstance(value, Run):  # run here (run_here keeps a failure in the Run)
+            yield value
+        else:
+            results, seconds = value
+            progress.echo(f"{experiment.name}: computed in a second process")
+            yield fresh_run(experiment, digest, results, store, seconds)

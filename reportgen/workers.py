@@ -111,6 +111,88 @@ class Workers:
         except Unknown:
             return here()
 
+    def share(self, jobs, here, there, worker_end="front", meanwhile=None):
+        """Do each of `jobs` once, in this process and in the workers at the same time; yield
+        (job, a done Future of its value) as each is done.
+
+        This process takes the first job and then the next from the front (put the longest
+        first) and runs `here(job)`; a thread hands the workers one job at a time from
+        `worker_end` ("front" or "back"; `there(job)`: the function and arguments to offload)
+        and waits for it before taking the next. An executor that has queued a job can no
+        longer give it back, so none is queued: a job no worker has begun is this process's to
+        take. A job the workers cannot do (the policy above) is done here; a job's own exception
+        is in its Future, wherever it ran.
+
+        `meanwhile`: other work, done while the jobs leave a process free: `meanwhile.here()`
+        does one piece here when this process would only wait for a worker (and says whether
+        there was one); `meanwhile.spare()` is called once the workers have no job left while
+        this process still has (reportgen.render.drawing.Drawer: the figures).
+        """
+        import collections
+        import queue
+        import threading
+        from concurrent.futures import wait
+
+        todo, lock = collections.deque(jobs), threading.Lock()
+        finished = queue.Queue()  # (job, its worker's Future, or None: do it here), then None
+        stopping, ended = threading.Event(), threading.Event()  # ended: the feeder's None was taken
+
+        def take(end="front"):
+            with lock:
+                return ((todo.popleft() if end == "front" else todo.pop()),) if todo else None
+
+        def feed():
+            try:
+                while not stopping.is_set() and (taken := take(worker_end)) is not None:
+                    try:
+                        future = self.offload(*there(taken[0]))
+                    except Exception:  # noqa: BLE001 (a job no worker can take is done here)
+                        future = None
+                    if future is not None:
+                        wait([future])
+                    finished.put((taken[0], future))
+            finally:
+                finished.put(None)
+
+        def collected(block):
+            while not ended.is_set():
+                try:
+                    item = finished.get(block=False)
+                except queue.Empty:
+                    if not block:
+                        return
+                    if meanwhile is not None and meanwhile.here():
+                        continue
+                    item = finished.get()
+                if item is None:
+                    ended.set()
+                    return
+                job, future = item
+                yield job, done_here(here, job) if future is None or self.lost(future) else future
+
+        self.ready()  # from this thread (see ready)
+        taken = take()  # the first job is this process's, before any worker can take it
+        feeder = threading.Thread(target=feed, name="share", daemon=True)
+        feeder.start()
+        try:
+            while taken is not None:
+                yield taken[0], done_here(here, taken[0])
+                yield from collected(block=False)
+                if meanwhile is not None and not feeder.is_alive():  # the workers have nothing left
+                    meanwhile.spare()
+                taken = take()
+            yield from collected(block=True)
+        finally:
+            stopping.set()
+
+    def lost(self, future):
+        """Whether a done job was lost with its worker, or met a worker without its family:
+        then it is to be done here (the policy above)."""
+        error = future.exception()
+        if isinstance(error, BrokenProcessPool):
+            self.broken = True
+        return isinstance(error, (BrokenProcessPool, Unknown))
+
     def close(self):
         """The build is done: let the workers finish and go."""
         if self.executor is not None:
@@ -120,6 +202,18 @@ class Workers:
         """The build is stopping: end the workers now and wait until they are gone."""
         if self.executor is not None:
             stop_now(self.executor)
+
+
+def done_here(fn, *args):
+    """A done Future of fn(*args) run here: its value, or the exception it raised."""
+    from concurrent.futures import Future
+
+    future = Future()
+    try:
+        future.set_result(fn(*args))
+    except Exception as exc:
+        future.set_exception(exc)
+    return future
 
 
 def _started():

@@ -439,7 +439,7 @@ class InlineExecutor:
         pass
 
 
-def draw_variance(tmp_path, executor):
+def draw_variance(tmp_path, executor, formats=("html", "pdf")):
     """Submit the session's quick variance results to a Drawer running on `executor`."""
     from conftest import quick_results
 
@@ -452,7 +452,7 @@ def draw_variance(tmp_path, executor):
 
     from reportgen.publish.cache import Cache
 
-    config = BuildConfig(cache_dir=str(tmp_path / "cache"), figures=str(tmp_path / "figures"))
+    config = BuildConfig(cache_dir=str(tmp_path / "cache"), figures=str(tmp_path / "figures"), format=formats)
     drawer = Drawer(config, Cache(config.cache_dir), Workers(start=lambda processes: executor))
     run = Run(EXPERIMENTS["variance"], results=quick_results("variance"))
     drawer.submit(run, documented_numbers(catalog().of_family("variance")))
@@ -472,8 +472,8 @@ class IdleExecutor:
 
 
 def test_a_job_no_worker_started_is_drawn_here_and_cached(tmp_path):
-    """finish() does not wait for a worker that has not begun: it takes the job back and draws
-    it in this process, which would only be waiting; the figures are written and cached."""
+    """finish() does not wait for a worker that has not begun: this process takes the first job
+    itself and hands the workers one at a time; the figures are written and cached."""
     drawer, drawn = draw_variance(tmp_path, IdleExecutor())
     figures, error = drawn["variance"]
     assert error is None and figures
@@ -482,9 +482,51 @@ def test_a_job_no_worker_started_is_drawn_here_and_cached(tmp_path):
     assert list((tmp_path / "cache").glob("variance.figures-*"))
 
 
-def test_failed_drawing_fails_its_chapter_and_is_not_cached(tmp_path):
+def test_a_build_without_pdfs_draws_no_png_and_leaves_none_of_older_results(tmp_path):
+    """--format html: each figure is drawn as SVG only (a PNG takes as long to write as the figure
+    to build); a PNG an earlier build left for the same figure goes, as it shows older results.
+    A later build that needs the PNGs draws again rather than use the SVG-only cache entry."""
+    folder = tmp_path / "figures" / "variance"
+    folder.mkdir(parents=True)
+    (folder / "variance-vs-dk.png").write_bytes(b"a PNG of older results")
+    drawer, drawn = draw_variance(tmp_path, InlineExecutor(), formats=("html",))
+    figures, error = drawn["variance"]
+    assert error is None and figures and all(set(files) == {"svg"} for _, files in figures)
+    drawer.close()
+    assert (folder / "variance-vs-dk.svg").is_file() and not list(folder.glob("*.png"))
+    again, drawn = draw_variance(tmp_path, InlineExecutor(), formats=("html", "pdf"))
+    assert again.cached() == 0 and all(set(files) == {"svg", "png"} for _, files in drawn["variance"][0])
+
+
+def test_a_waiting_job_is_drawn_here_while_this_process_would_wait(tmp_path):
+    """Drawer.here(): what the experiments' scheduler calls while it waits for a worker."""
+    from conftest import quick_results
+
+    from reportgen.claims import catalog
+    from reportgen.config import BuildConfig
+    from reportgen.judging.runs import documented_numbers
+    from reportgen.publish.cache import Cache
+    from reportgen.render.drawing import Drawer
+    from reportgen.scheduler import Run
+
+    config = BuildConfig(cache_dir=str(tmp_path / "cache"), figures=str(tmp_path / "figures"))
+    drawer = Drawer(config, Cache(config.cache_dir), None)
+    drawer.submit(Run(EXPERIMENTS["variance"], results=quick_results("variance")),
+                  documented_numbers(catalog().of_family("variance")))
+    assert drawer.drawing() == 1
+    assert drawer.here() is True and drawer.drawing() == 0
+    assert drawer.here() is False  # nothing left waiting
+    figures, error = drawer.finish()["variance"]
+    assert error is None and figures
+
+
+def test_failed_drawing_fails_its_chapter_and_is_not_cached(tmp_path, monkeypatch):
     """A drawing that raises: its family gets the error (the chapter says it failed), no figure
     file is written and nothing is cached, so the next build draws again."""
+    def out_of_memory(*args):
+        raise MemoryError("out of memory")
+
+    monkeypatch.setattr("reportgen.render.drawing.figure_entries", out_of_memory)
     drawer, drawn = draw_variance(tmp_path, InlineExecutor(error=MemoryError("out of memory")))
     figures, error = drawn["variance"]
     assert figures == () and "MemoryError: out of memory" in error

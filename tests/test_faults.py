@@ -136,6 +136,18 @@ def test_a_cached_png_claiming_a_vast_image_is_refused():
     assert check_figures([entry]) == "figure fig's PNG claims 100000×100000 pixels"
 
 
+@pytest.mark.parametrize("files, why", [
+    ({}, "figure fig has neither SVG nor PNG"),
+    ({"svg": "<script>alert(1)</script>"}, "figure fig is not SVG"),
+    ({"svg": 7}, "figure fig is not SVG"),
+    ({"svg": "<svg/>"}, None),  # a build without PDFs draws no PNG
+])
+def test_a_cached_figure_has_its_formats_and_nothing_else(files, why):
+    from reportgen.publish.cache import check_figures
+
+    assert check_figures([{"slug": "fig", "caption": "c", "alt": "a", "part": "", **files}]) == why
+
+
 @pytest.mark.skipif(not pdf_supported(), reason="WeasyPrint cannot load here")
 @pytest.mark.parametrize("damage", ["garbage", "folder", "truncated"])
 def test_corrupted_cached_pdf_is_never_published(pdf_build_dir, damage):

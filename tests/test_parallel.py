@@ -73,3 +73,31 @@ def test_stopping_a_pool_with_a_cancelled_job_neither_hangs_nor_complains():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.strip() == "stopped", done.stderr
     assert "InvalidStateError" not in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_this_process_does_other_work_while_it_waits_for_the_second(tmp_path, monkeypatch):
+    """With nothing left to run here, the scheduler hands this process `meanwhile`'s work (the
+    figures of the families done) instead of waiting idle; every Run still comes back."""
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+
+    class Meanwhile:
+        pieces, calls, spared = 2, 0, 0
+
+        def here(self):
+            self.calls += 1
+            if self.pieces:
+                self.pieces -= 1
+                return True
+            return False
+
+        def spare(self):
+            self.spared += 1
+
+    meanwhile = Meanwhile()
+    config = BuildConfig(profile="quick", cache_dir=str(tmp_path / "cache"), threads=1)
+    names = ("worked", "temperature")  # worked here (front), temperature in the worker (back)
+    done = list(runs([EXPERIMENTS[n] for n in names], config, "cpu", Progress(quiet=True), Cache(config.cache_dir),
+                     meanwhile=meanwhile))
+    assert sorted(run.experiment.name for run in done) == sorted(names)
+    assert all(run.error is None for run in done)
+    assert meanwhile.pieces == 0 and meanwhile.calls >= 3  # both pieces done, then asked once more and waited

@@ -22,8 +22,13 @@ class Done:
         future.set_running_or_notify_cancel()  # begun: no longer this process's to take back
         if isinstance(self.outcome, BaseException):
             future.set_exception(self.outcome)
+        elif self.outcome is not None:
+            future.set_result(self.outcome)
         else:
-            future.set_result(fn(*args) if self.outcome is None else self.outcome)
+            try:
+                future.set_result(fn(*args))
+            except Exception as exc:  # as an executor does: the job's exception is in its future
+                future.set_exception(exc)
         return future
 
     def shutdown(self, wait=True, cancel_futures=False):
@@ -146,3 +151,68 @@ def test_workers_outlive_the_thread_that_fed_them():
         time.sleep(0.5)  # the end of a spawning thread would have killed the worker by now
         assert results == [3]
         assert pool.result(pool.offload(sum, [3, 4]), lambda: "here", take_back=False) == 7 and not pool.broken
+
+
+# --- share: jobs done once each, here and in the workers at the same time ----------------
+
+
+class Threaded:
+    """An executor with one thread as its worker: its jobs run beside this process's."""
+
+    def __init__(self):
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.pool = ThreadPoolExecutor(max_workers=1)
+        self._processes = {}
+        self.submitted = []
+
+    def submit(self, fn, *args):
+        self.submitted.append(args)
+        return self.pool.submit(fn, *args)
+
+    def shutdown(self, wait=True, cancel_futures=False):
+        self.pool.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+
+def slow_square(x):
+    import time
+
+    time.sleep(0.02)
+    return x * x
+
+
+def test_share_does_every_job_once_here_and_in_the_worker():
+    """Both take jobs from the front; each job is done once, wherever; the worker is never
+    handed a second job before its first is done (a queued job cannot be taken back)."""
+    executor = Threaded()
+    pool = workers_on(executor)
+    done = dict((job, future.result()) for job, future in pool.share(range(20), slow_square, lambda x: (slow_square, x)))
+    pool.close()
+    assert done == {x: x * x for x in range(20)}
+    jobs = [args[0] for args in executor.submitted if args]  # (the others: Workers.ready starting the worker)
+    assert 0 < len(jobs) < 20  # both did some
+    assert 0 not in jobs  # this process takes the first (the longest)
+
+
+@pytest.mark.parametrize("crash", [BrokenProcessPool("a worker died"), Unknown("extension")])
+def test_share_does_here_what_no_worker_can(crash):
+    pool = workers_on(Done(crash))
+    done = dict((job, future.result()) for job, future in pool.share(range(5), lambda x: -x, lambda x: (abs, x)))
+    assert done == {x: -x for x in range(5)}
+
+
+def test_share_keeps_a_jobs_own_failure_in_its_future_wherever_it_ran():
+    def fail_on_odd(x):
+        if x % 2:
+            raise ValueError(f"job {x}")
+        return x
+
+    pool = workers_on(Done())
+    outcomes = {job: future.exception() for job, future in pool.share(range(6), fail_on_odd, lambda x: (fail_on_odd, x))}
+    assert [job for job, error in sorted(outcomes.items()) if error] == [1, 3, 5]
+    assert all(isinstance(outcomes[j], ValueError) for j in (1, 3, 5))
+
+
+def test_share_without_a_pool_to_start_does_everything_here():
+    pool = workers_on(Done(refuse=OSError("no processes left")))
+    assert sorted(job for job, _ in pool.share(range(4), lambda x: x, lambda x: (abs, x))) == [0, 1, 2, 3]

@@ -348,9 +348,11 @@ def check_figures(payload):
         if entry["slug"] in slugs:
             return "a figure name used twice"
         slugs.add(entry["slug"])
-        if not all(isinstance(entry.get(k), str) for k in ("caption", "alt", "part", "svg")):
-            return f"figure {entry['slug']} lacks its caption, alt text or SVG"
-        if not entry["svg"].lstrip().startswith(("<?xml", "<svg")):
+        if not all(isinstance(entry.get(k), str) for k in ("caption", "alt", "part")):
+            return f"figure {entry['slug']} lacks its caption or alt text"
+        if "svg" not in entry and "png" not in entry:
+            return f"figure {entry['slug']} has neither SVG nor PNG"
+        if "svg" in entry and not (isinstance(entry["svg"], str) and entry["svg"].lstrip().startswith(("<?xml", "<svg"))):
             return f"figure {entry['slug']} is not SVG"
         if "png" in entry:
             try:

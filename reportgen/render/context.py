@@ -84,11 +84,11 @@ def passages(rows):
     return groups
 
 
-def _figure_files(config, experiment, slug):
-    """Links from the output folder to a figure's SVG and PNG files."""
+def _figure_files(config, experiment, slug, formats):
+    """Links from the output folder to a figure's files (SVG, PNG: those this build drew)."""
     out = Path(config.output).resolve()
     folder = Path(config.figures).resolve() / experiment
-    return {fmt: Path(os.path.relpath(folder / f"{slug}.{fmt}", out)).as_posix() for fmt in ("svg", "png")}
+    return {fmt: Path(os.path.relpath(folder / f"{slug}.{fmt}", out)).as_posix() for fmt in formats}
 
 
 def chapters_and_appendix(sections, config):
@@ -117,9 +117,10 @@ def chapters_and_appendix(sections, config):
                     "number": fig_no, "slug": fig.slug, "caption": fig.caption, "alt": fig.alt,
                     # report.html draws the SVG; the PDFs embed the PNG (print resolution), which
                     # WeasyPrint writes in a millisecond where the SVG took a tenth of a second
-                    "src": {"screen": "data:image/svg+xml;base64," + base64.b64encode(files["svg"]).decode(),
-                            "print": "data:image/png;base64," + base64.b64encode(files["png"]).decode()},
-                    "files": _figure_files(config, s.experiment.name, fig.slug),
+                    "src": {medium: f"data:image/{mime};base64," + base64.b64encode(files[fmt]).decode()
+                            for medium, fmt, mime in (("screen", "svg", "svg+xml"), ("print", "png", "png"))
+                            if fmt in files},
+                    "files": _figure_files(config, s.experiment.name, fig.slug, files),
                 })
             for t in part["tables"]:
                 if isinstance(t, Table):

@@ -1,11 +1,15 @@
-"""Figures drawn beside the experiments: worker processes draw while the main one computes.
+"""Figures drawn beside the experiments: while this process waits for a worker's experiment,
+it draws the families already done; a worker with no experiment left draws the rest.
 
-Each figure is built once and saved twice: SVG for report.html (and for the web), PNG at
-print resolution for the PDFs (and for slides). WeasyPrint draws an SVG node by node in
-Python, which took a third of the PDF's writing time; a PNG it embeds as it is.
+Each figure is built once and saved in the formats the build needs: SVG for report.html (and
+for the web), PNG at print resolution for the PDFs (and for slides). WeasyPrint draws an SVG
+node by node in Python, which took a third of the PDF's writing time; a PNG it embeds as it
+is. Each format is as long to write as the figure is to build: a build without PDFs draws no
+PNG, one without HTML no SVG.
 """
 
 import base64
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +21,12 @@ from reportgen.gcpause import paused_gc
 from reportgen.publish import cache
 
 FORMATS = ("svg", "png")
+WAITING = object()  # a job no process has yet: drawn here when this process would wait, or by a spare worker
+
+
+def formats_for(outputs):
+    """The figure files a build with these outputs needs: SVG for report.html, PNG for the PDFs."""
+    return tuple(fmt for fmt, output in (("svg", "html"), ("png", "pdf")) if output in outputs)
 
 
 def figure_entries(experiment, results, documented, formats=FORMATS):
@@ -36,6 +46,16 @@ def figure_entries(experiment, results, documented, formats=FORMATS):
     return entries
 
 
+def files(entry):
+    """{format: bytes} of one figure entry (SVG text, PNG base64), for the formats it has."""
+    out = {}
+    if "svg" in entry:
+        out["svg"] = entry["svg"].encode()
+    if "png" in entry:
+        out["png"] = base64.b64decode(entry["png"])
+    return out
+
+
 def _draw_registered(name, results, documented, formats):
     """Worker side: look the experiment up in the registry and draw it."""
     return figure_entries(workers.registered(name), results, documented, formats)
@@ -47,44 +67,78 @@ class Drawer:
     `finish()` returns once every figure is drawn; `close()` writes and caches them, after
     the report, so an interrupted build leaves the figures of the previous one as they were.
     The workers are the build's (reportgen.workers), which ends them however the build ends.
-    Cached figures are never redrawn.
+    Cached figures are never redrawn. The experiments come first: a job waits for this process
+    to be idle (`here`, which the experiments' scheduler calls while it waits for a worker) or
+    for the workers to have no experiment left (`spare`), and `finish` shares out the rest.
     """
 
     def __init__(self, config, store, pool=None):
         self.config = config
         self.store = store  # the build's Cache
         self.pool = pool  # the build's Workers; None: everything is drawn here
-        self.jobs = []  # (Job, Future, cached entries, or None to draw here)
+        self.formats = formats_for(config.format) or FORMATS
+        self.jobs = []  # (Job, cached entries, a Future (a worker's, or drawn here), or WAITING)
         self.drawn = []  # (Job, entries, whether they came from the cache)
 
     def submit(self, run, documented):
-        """Start drawing a run's figures; `documented` maps claim ids to printed numbers."""
+        """A run's figures to draw; `documented` maps claim ids to printed numbers."""
         experiment = run.experiment
         job = Job(experiment, run.results, documented, cache.figures_key(experiment, run.results, documented))
         entries = self.store.load(job.cache_name, job.digest, cache.check_figures)
-        if entries is not None and not all("png" in e for e in entries):
-            entries = None  # drawn by an older reportgen, without the PNGs the PDF now uses
-        if entries is None and self.pool is not None:
-            entries = self.pool.offload(_draw_registered, experiment.name, job.results, documented, FORMATS)
-        self.jobs.append((job, entries))
+        if entries is not None and not all(fmt in e for e in entries for fmt in self.formats):
+            entries = None  # drawn by a build that needed other formats (or an older reportgen)
+        self.jobs.append((job, WAITING if entries is None else entries))
+
+    def here(self):
+        """Draw the last waiting job in this process; whether there was one."""
+        for index in reversed(range(len(self.jobs))):
+            job, entries = self.jobs[index]
+            if entries is WAITING:
+                self.jobs[index] = (job, workers.done_here(self._draw_here, job))
+                return True
+        return False
+
+    def spare(self):
+        """The workers have no experiment left: hand them the first waiting job, unless the one
+        handed before is not done (an executor's queued job cannot be taken back)."""
+        if self.pool is None or any(isinstance(e, Future) and not e.done() for _, e in self.jobs):
+            return
+        for index, (job, entries) in enumerate(self.jobs):
+            if entries is WAITING:
+                future = self.pool.offload(*self._there(job))
+                if future is not None:  # else no worker can take it: drawn here
+                    self.jobs[index] = (job, future)
+                return
+
+    def _there(self, job):
+        """The function and arguments that draw a job in a worker."""
+        return _draw_registered, job.experiment.name, job.results, job.documented, self.formats
 
     def drawing(self):
-        """How many of the submitted families have figures to draw (the others are cached)."""
-        return sum(1 for _, entries in self.jobs if not isinstance(entries, list))
+        """How many of the submitted families have figures still to draw (the others are
+        cached, or were drawn while the experiments ran)."""
+        return sum(1 for _, entries in self.jobs if entries is WAITING or (isinstance(entries, Future)
+                                                                             and not entries.done()))
+
+    def cached(self):
+        """How many of the submitted families' figures came from the cache."""
+        return sum(1 for _, entries in self.jobs if isinstance(entries, list))
 
     def finish(self):
         """Wait for the figures. Returns {experiment name: (figures, error)}: figures as
         (Figure, {"svg": bytes, "png": bytes}), or the error that stopped them."""
         drawn = {}
-        self._steal()
+        waiting = [index for index, (_, entries) in enumerate(self.jobs) if entries is WAITING]
+        if self.pool is not None:
+            for index, done in self.pool.share(waiting, lambda i: self._draw_here(self.jobs[i][0]),
+                                               lambda i: self._there(self.jobs[i][0])):
+                self.jobs[index] = (self.jobs[index][0], done)
         for job, entries in self.jobs:
             name = job.experiment.name
             try:
                 cached = isinstance(entries, list)
                 entries = self._entries(job, entries)
-                figures = [(Figure(e["slug"], e["caption"], e["alt"], None, e["part"]),
-                            {"svg": e["svg"].encode(), "png": base64.b64decode(e["png"])})
-                           for e in entries]
+                figures = [(Figure(e["slug"], e["caption"], e["alt"], None, e["part"]), files(e)) for e in entries]
             except Exception as exc:
                 drawn[name] = ((), short_traceback(exc))
                 continue
@@ -92,24 +146,9 @@ class Drawer:
             self.drawn.append((job, entries, cached))
         return drawn
 
-    def _steal(self):
-        """Draw here, one by one from the last, the jobs no worker has started: this process
-        would only wait for them, while the workers go on with the first ones."""
-        from concurrent.futures import Future
-
-        while True:
-            for index in reversed(range(len(self.jobs))):
-                job, entries = self.jobs[index]
-                if isinstance(entries, Future) and self.pool.take_back(entries):
-                    break
-            else:
-                return
-            here = Future()
-            try:
-                here.set_result(figure_entries(job.experiment, job.results, job.documented))
-            except Exception as exc:  # reported by finish(), like a worker's failure
-                here.set_exception(exc)
-            self.jobs[index] = (job, here)
+    def _draw_here(self, job):
+        """The job's entries, drawn in this process."""
+        return figure_entries(job.experiment, job.results, job.documented, self.formats)
 
     def close(self):
         """Write and cache every figure drawn."""
@@ -120,16 +159,21 @@ class Drawer:
         """The entries: cached, from a worker, or drawn here."""
         if isinstance(entries, list):
             return entries
-        if entries is None or self.pool is None:
-            return figure_entries(job.experiment, job.results, job.documented)
-        return self.pool.result(entries, lambda: figure_entries(job.experiment, job.results, job.documented))
+        if entries is WAITING or self.pool is None:
+            return self._draw_here(job)
+        return self.pool.result(entries, lambda: self._draw_here(job), take_back=False)
 
     def _store(self, job, entries, cached=False):
-        """Write each figure's SVG and PNG; cache the entries unless they came from the cache."""
+        """Write each figure's files; cache the entries unless they came from the cache.
+
+        A format this build did not draw is removed, not left from an older build's results."""
         folder = Path(self.config.figures) / job.experiment.name
         for e in entries:
-            write_if_changed(folder / f"{e['slug']}.svg", e["svg"].encode())
-            write_if_changed(folder / f"{e['slug']}.png", base64.b64decode(e["png"]))
+            for fmt, data in files(e).items():
+                write_if_changed(folder / f"{e['slug']}.{fmt}", data)
+            for fmt in FORMATS:
+                if fmt not in e:
+                    (folder / f"{e['slug']}.{fmt}").unlink(missing_ok=True)
         if not cached:
             self.store.store(job.cache_name, job.digest, entries)
 

@@ -212,6 +212,14 @@ def pdf_key(html):
     return digest.hexdigest()[:32]
 
 
+EMBEDDED_PNG = re.compile(r"data:image/png;base64,[A-Za-z0-9+/=]*")
+
+
+def _weight(html):
+    """How long a PDF takes to lay out, roughly: its HTML without the PNGs (embedded as they are)."""
+    return len(html) - sum(len(m) for m in EMBEDDED_PNG.findall(html))
+
+
 def pdfs_cached(named, store):
     """Whether the cache holds every PDF of `named` (the pdf stage's estimate depends on it)."""
     from reportgen.publish.cache import check_pdf
@@ -222,27 +230,20 @@ def pdfs_cached(named, store):
 def pdfs(named, results_json, info, store, attach=("report", "handout"), pool=None):
     """{name: PDF bytes} for {name: print HTML}, each cached on its own HTML.
 
-    The PDFs are independent renders: the largest is rendered here while the build's worker
-    processes (`pool`, reportgen.workers; else ones of its own) take the others, largest first
-    (WeasyPrint holds the GIL); this process then takes, smallest first, those no worker has
-    begun. The PDFs named in `attach` then get results.json attached.
+    The PDFs are independent renders, shared between this process and the build's worker
+    processes (`pool`, reportgen.workers; else ones of its own), each taking the largest left
+    (WeasyPrint holds the GIL). The PDFs named in `attach` then get results.json attached.
     """
     from reportgen import workers
     from reportgen.publish.cache import check_pdf
 
     keys = {name: pdf_key(html) for name, html in named.items()}
     out = {name: store.load_bytes(name, keys[name], check_pdf) for name in named}
-    todo = sorted((name for name in named if out[name] is None), key=lambda n: -len(named[n]))
+    todo = sorted((name for name in named if out[name] is None), key=lambda n: -_weight(named[n]))
     with workers.owned(pool) as pool:
-        elsewhere = {name: pool.offload(render_pdf, named[name], info) for name in todo[1:]}
-        if todo:
-            out[todo[0]] = render_pdf(named[todo[0]], info)
-        for name in reversed(list(elsewhere)):  # then take the smallest the workers have not begun
-            if pool.take_back(elsewhere[name]):
-                out[name] = render_pdf(named[name], info)
-        for name, future in elsewhere.items():
-            if out[name] is None:
-                out[name] = pool.result(future, lambda name=name: render_pdf(named[name], info))
+        for name, done in pool.share(todo, lambda name: render_pdf(named[name], info),
+                                     lambda name: (render_pdf, named[name], info)):
+            out[name] = done.result()
     for name in todo:
         store.store_bytes(name, keys[name], out[name])
     return {name: attach_results(pdf, results_json, info) if name in attach else pdf for name, pdf in out.items()}
