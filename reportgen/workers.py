@@ -77,6 +77,21 @@ class Workers:
         except (BrokenProcessPool, OSError):
             self.broken = True
 
+    def warm(self, fn):
+        """Start the workers now and have each run fn() (imports a later job needs), so that
+        they are ready when that job comes: they start on the cores this process leaves idle."""
+        self.ready()
+        if not self.broken:
+            try:
+                for _ in range(self.processes):
+                    submit(self.executor, fn)
+            except (BrokenProcessPool, OSError):
+                self.broken = True
+
+    def started(self):
+        """Whether the workers are up (a job offloaded now begins at once, with no start-up)."""
+        return self.executor is not None and not self.broken
+
     def offload(self, fn, *args):
         """A Future of fn(*args) in a worker; None when no worker can take it (do it here)."""
         if self.broken:
@@ -170,6 +185,10 @@ class Workers:
                 job, future = item
                 yield job, done_here(here, job) if future is None or self.lost(future) else future
 
+        if len(todo) < 2 and meanwhile is None:  # nothing to share: no worker started for it
+            for job in todo:
+                yield job, done_here(here, job)
+            return
         self.ready()  # from this thread (see ready)
         taken = take()  # the first job is this process's, before any worker can take it
         feeder = threading.Thread(target=feed, name="share", daemon=True)

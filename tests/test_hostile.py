@@ -416,10 +416,12 @@ def test_library_log_lines_go_through_reportgen_and_respect_quiet():
 
 def test_hostile_math_leaves_later_formulas_unchanged():
     """ziamath failing halfway on raw markup changed the width of every later formula."""
+    from reportgen.render import formulas
+
     formula = r"\frac{1}{\sqrt{d_k}}\,q \cdot k"
-    mathtex._svg.cache_clear()
-    before = mathtex._svg(formula)
+    formulas.TYPESET.clear()
+    before = formulas.svg(formula)
     for text in INJECTIONS:
         mathtex.inline(text, "print")
-    mathtex._svg.cache_clear()
-    assert mathtex._svg(formula) == before
+    formulas.TYPESET.clear()
+    assert formulas.svg(formula) == before

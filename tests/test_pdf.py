@@ -8,6 +8,7 @@ run here), table header cells with their scope, the language, the displayed titl
 XMP identification.
 """
 
+import hashlib
 import html
 import importlib.util
 import json
@@ -438,3 +439,16 @@ def test_pdfua_checker_passes(which, request, quick_build, tmp_path_factory):
     skipped = {s["rule_id"]: s["reason"] for s in report["skipped"]}
     assert skipped.keys() == PDFUA_SKIPPED.keys(), skipped
     assert all(PDFUA_SKIPPED[rule] in reason for rule, reason in skipped.items()), skipped
+
+
+def test_the_build_id_is_on_the_pages_though_they_were_rendered_without_it(pdf, handout, quick_build):
+    """report.pdf and the handout are typeset with the id's placeholder and cached on that, then
+    stamped (reportgen.render.stamp): their text reads this build's id wherever report.html
+    shows it, and never the placeholder."""
+    from reportgen.render.stamp import PLACEHOLDER
+
+    build = hashlib.sha256(quick_build.results_bytes).hexdigest()[:16]
+    report_text, handout_text = "\n".join(pdf[1]), "\n".join(handout[1])
+    assert PLACEHOLDER not in report_text and PLACEHOLDER not in handout_text
+    assert report_text.count(build) >= 4  # title page, how to cite, its BibTeX, provenance
+    assert f"Report {build}, built" in same(handout_text)

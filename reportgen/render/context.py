@@ -285,16 +285,17 @@ def embedded_logo(path):
     return f"data:image/{mime};base64," + base64.b64encode(data).decode()
 
 
-def title_block(config, info, build):
-    """Title page, metadata and the "how to cite" line, from the config and this build."""
+def build_fields(config, info, build):
+    """The title block's fields that name the build: the id, the "how to cite" line and the
+    BibTeX. The PDFs get them with the id's placeholder (reportgen.render.stamp), the id itself
+    set after rendering."""
     from reportgen.render import citation
     from reportgen.render.mathtex import plain
 
     when = datetime.datetime.fromisoformat(info["build_time"])
     own = info.get("reportgen") or {}
-    logo = embedded_logo(config.logo) if config.logo else ""
-    who = config.author or config.institution or "reportgen"
     commit = own.get("commit") or "commit unknown"
+    who = config.author or config.institution or "reportgen"
     parts = [f"{who} ({when.year}). {plain(config.title)}."]
     if config.subtitle:
         parts[-1] = parts[-1][:-1] + f": {plain(config.subtitle)}."
@@ -304,6 +305,15 @@ def title_block(config, info, build):
     parts.append(f"Report {build}, built {when.date().isoformat()} by reportgen {own.get('version', '')} "
                  f"({commit[:12]}{'+dirty' if commit.endswith('+dirty') else ''}), profile {info['profile']}, "
                  f"seed {info['seed']}.")
+    return {"build": build, "cite": " ".join(parts), "bibtex": citation.report_bibtex(config, info, build)}
+
+
+def title_block(config, info, build):
+    """Title page, metadata and the "how to cite" line, from the config and this build."""
+    from reportgen.render.mathtex import plain
+
+    when = datetime.datetime.fromisoformat(info["build_time"])
+    logo = embedded_logo(config.logo) if config.logo else ""
     return {
         "title": config.title,
         "title_plain": plain(config.title),
@@ -316,9 +326,7 @@ def title_block(config, info, build):
         "lang": "en",
         "date": when.date().isoformat(),
         "year": when.year,
-        "build": build,
-        "cite": " ".join(parts),
-        "bibtex": citation.report_bibtex(config, info, build),
+        **build_fields(config, info, build),
         "url": config.url,
         "profile_warning": PROFILE_WARNINGS.get(info["profile"], ("", ""))[0],
         "profile_running": PROFILE_WARNINGS.get(info["profile"], ("", ""))[1],

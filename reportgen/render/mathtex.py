@@ -22,7 +22,9 @@ from functools import lru_cache
 
 from markupsafe import Markup, escape
 
-PX_PER_EM = 16.0  # ziamath draws at this font size; the SVG is then sized in em
+from reportgen.render import formulas
+from reportgen.render.formulas import PX_PER_EM
+
 INLINE = re.compile(r"\$([^$]+)\$")
 NNBSP = "\u202f"  # narrow no-break space: the thin space of digit groups that never breaks
 GROUPS = re.compile(r"(?<![\d.])(\d{1,3})((?: \d{3})+)(?!\d)")
@@ -167,25 +169,11 @@ def mathtext(label):
 # --- formulas ---------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=None)
-def _svg(tex):
-    """ziamath's SVG of a formula, rebuilt from the SVG allow-list (safemarkup)."""
-    import ziamath
-    from latex2mathml.converter import convert
-
-    from reportgen.render import safemarkup
-
-    # ziamath parses through latex2mathml too: raw markup from \\text{<…>} made it fail halfway
-    # and leave state behind that changed every later formula's width. Such LaTeX never gets there.
-    safemarkup.mathml(convert(tex))
-    return safemarkup.svg(ziamath.Math.fromlatex(tex, size=PX_PER_EM).svg())
-
-
 def math_img(tex, display=False):
     """An <img> holding the typeset formula, sized in em and sat on the text baseline;
     the formula's source as text when ziamath cannot set it."""
     try:
-        svg = _svg(tex)
+        svg = formulas.svg(tex)
     except Exception:  # noqa: BLE001 (ziamath fails in many ways on LaTeX it does not know)
         return as_typed(tex)
     size = _svg_size(svg)
@@ -344,7 +332,11 @@ def _atom(tokens, i):
 
 def inline(text, medium="screen"):
     """Escaped text with every $…$ span and plain-notation math typeset, numbers grouped."""
-    text = "" if text is None else str(text)
+    return _inline("" if text is None else str(text), medium)
+
+
+@lru_cache(maxsize=16384)  # a build sets the same quotes and labels in the report, its sheets and both media
+def _inline(text, medium):
     out, last = [], 0
     for match in INLINE.finditer(text):
         out.append(_plain_math(text[last : match.start()], medium))
@@ -390,7 +382,11 @@ LATEX_COMMAND = re.compile(r"\\[A-Za-z]+|\^\{|_\{")
 
 def quote(text, medium="screen"):
     """A verbatim quote: LaTeX source typeset (its source kept as alt text), other text as is."""
-    text = "" if text is None else str(text)
+    return _quote("" if text is None else str(text), medium)
+
+
+@lru_cache(maxsize=16384)
+def _quote(text, medium):
     if "$" in text:
         return inline(text, medium)
     if LATEX_COMMAND.search(text) and len(text) < 400:

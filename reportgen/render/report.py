@@ -9,6 +9,7 @@ for a course). The templates lay the context out; they compute nothing.
 import functools
 import json
 import math
+import os
 import re
 import time
 from importlib import resources
@@ -170,6 +171,13 @@ def render_pdf(html, info):
         return headercells.associate_headers(pdf, html)
 
 
+def _ready_to_render():
+    """Worker side: import what rendering a PDF needs (a second of start-up), before the first one."""
+    import weasyprint  # noqa: F401
+
+    from reportgen.render import headercells  # noqa: F401
+
+
 def attach_results(pdf_bytes, results_json, info):
     """The PDF with results.json attached (an embedded file with /F and /UF, relationship Data).
 
@@ -220,19 +228,24 @@ def _weight(html):
     return len(html) - sum(len(m) for m in EMBEDDED_PNG.findall(html))
 
 
-def pdfs_cached(named, store):
-    """Whether the cache holds every PDF of `named` (the pdf stage's estimate depends on it)."""
+def pdfs_to_render(named, store):
+    """The PDFs of `named` the cache does not hold (the pdf stage's estimate depends on them)."""
     from reportgen.publish.cache import check_pdf
 
-    return all(store.load_bytes(name, pdf_key(html), check_pdf) is not None for name, html in named.items())
+    return [name for name, html in named.items() if store.load_bytes(name, pdf_key(html), check_pdf) is None]
 
 
-def pdfs(named, results_json, info, store, attach=("report", "handout"), pool=None):
+FIRST = object()  # pdfs(): this process's own work, done while the workers begin the PDFs
+
+
+def pdfs(named, results_json, info, store, attach=("report", "handout"), pool=None, first=None):
     """{name: PDF bytes} for {name: print HTML}, each cached on its own HTML.
 
     The PDFs are independent renders, shared between this process and the build's worker
     processes (`pool`, reportgen.workers; else ones of its own), each taking the largest left
-    (WeasyPrint holds the GIL). The PDFs named in `attach` then get results.json attached.
+    (WeasyPrint holds the GIL); `first()`, when given, is this process's before any PDF (the
+    screen pages: the workers begin the PDFs meanwhile). The PDFs named in `attach` then get
+    results.json attached.
     """
     from reportgen import workers
     from reportgen.publish.cache import check_pdf
@@ -240,10 +253,15 @@ def pdfs(named, results_json, info, store, attach=("report", "handout"), pool=No
     keys = {name: pdf_key(html) for name, html in named.items()}
     out = {name: store.load_bytes(name, keys[name], check_pdf) for name in named}
     todo = sorted((name for name in named if out[name] is None), key=lambda n: -_weight(named[n]))
-    with workers.owned(pool) as pool:
-        for name, done in pool.share(todo, lambda name: render_pdf(named[name], info),
-                                     lambda name: (render_pdf, named[name], info)):
-            out[name] = done.result()
+    jobs = [FIRST, *todo] if first is not None else todo
+    here = lambda name: first() if name is FIRST else render_pdf(named[name], info)  # noqa: E731
+    if len(todo) < 2 and not (pool is not None and pool.started()):  # a worker would start slower than one render
+        out.update((name, here(name)) for name in jobs)
+    else:
+        with workers.owned(pool) as pool:
+            for name, done in pool.share(jobs, here, lambda name: (render_pdf, named[name], info)):
+                out[name] = done.result()
+    out.pop(FIRST, None)
     for name in todo:
         store.store_bytes(name, keys[name], out[name])
     return {name: attach_results(pdf, results_json, info) if name in attach else pdf for name, pdf in out.items()}
@@ -256,10 +274,12 @@ def write(sections, catalog, info, config, timings, store, progress=None, pool=N
 
     from reportgen.progress import Progress
     from reportgen.publish.outputs import publish
-    from reportgen.render import citation
-    from reportgen.render.context import context
+    from reportgen.render import citation, formulas, stamp
+    from reportgen.render.context import build_fields, context
 
     progress = progress or Progress(quiet=True)
+    if "pdf" in config.format and pool is not None and (os.cpu_count() or 1) > 1:
+        pool.warm(_ready_to_render)  # while this process lays the pages out
     out = Path(config.output)
     results_json = json.dumps(results_document(sections, catalog, info, config.title), indent=1, ensure_ascii=False)
     build = hashlib.sha256(results_json.encode()).hexdigest()[:16]
@@ -267,28 +287,43 @@ def write(sections, catalog, info, config, timings, store, progress=None, pool=N
              "CITATION.cff": citation.cff(config, info, build)}
     if "html" in config.format or "pdf" in config.format:
         stage = time.perf_counter()
-        with progress.stage("html", "laying out the report"):
-            ctx = context(sections, catalog, info, config, build)
+
+        def screen():  # report.html and the sheets' pages; with PDFs, while the workers begin them
             if "html" in config.format:
                 files["report.html"] = render_html(ctx, "screen")
                 files.update((f"{sheet['name']}.html", render_sheet(ctx, sheet, "screen")) for sheet in ctx["sheets"])
+
+        known = formulas.typeset_from(store)
+        with progress.stage("html", "laying out the report"):
+            ctx = context(sections, catalog, info, config, build)
             if "pdf" in config.format:
-                printed = {"report": render_html(ctx, "print"), "handout": render_html(ctx, "print", "handout.html.j2")}
+                # report.pdf and the handout with the build id's placeholder, set after rendering
+                # (reportgen.render.stamp): a change they do not show leaves their pages cached
+                unnamed = dict(ctx, meta=dict(ctx["meta"], **build_fields(config, info, stamp.PLACEHOLDER)))
+                printed, marks = {}, {}
+                for name, template in (("report", "report.html.j2"), ("handout", "handout.html.j2")):
+                    printed[name], marks[name] = stamp.mark(render_html(unnamed, "print", template))
                 printed.update((sheet["name"], render_sheet(ctx, sheet, "print")) for sheet in ctx["sheets"])
+            else:
+                screen()
         timings["html"] = time.perf_counter() - stage
         if "pdf" in config.format:
             stage = time.perf_counter()
-            sheets = len(ctx["sheets"])
-            if pdfs_cached(printed, store):
-                kind, what = "cached", f"report.pdf, report-handout.pdf and {sheets} errata sheets from the cache"
-            else:
-                kind, what = "cold", (f"typesetting report.pdf, report-handout.pdf and {sheets} errata sheets "
-                                      "(tagged PDF/UA-1)")
+            also = ", with report.html meanwhile" if "html" in config.format else ""
+            typeset = [f"{'report-handout' if n == 'handout' else n}.pdf" for n in pdfs_to_render(printed, store)]
+            kind = "cold" if typeset else "cached"
+            what = (f"typesetting {', '.join(typeset) if len(typeset) < 4 else f'{len(typeset)} PDFs'} (tagged "
+                    f"PDF/UA-1), {len(printed) - len(typeset)} from the cache{also}")
             with progress.stage("pdf", what, kind=kind):
-                rendered = pdfs(printed, results_json.encode(), info, store, pool=pool)
+                rendered = pdfs(printed, results_json.encode(), info, store, attach=(), pool=pool, first=screen)
+                named = {name: stamp.stamp(rendered[name], build, marks[name]) for name in marks}
+                again = {name: render_html(ctx, "print", f"{name}.html.j2") for name, pdf in named.items() if pdf is None}
+                named.update(pdfs(again, results_json.encode(), info, store, attach=(), pool=pool) if again else {})
+                rendered.update((name, attach_results(pdf, results_json.encode(), info)) for name, pdf in named.items())
             files["report.pdf"], files["report-handout.pdf"] = rendered.pop("report"), rendered.pop("handout")
             files.update((f"{name}.pdf", pdf) for name, pdf in rendered.items())
             timings["pdf"] = time.perf_counter() - stage
+        formulas.typeset_into(store, known)
     try:
         scope = {"experiments": [s.experiment.name for s in sections], "formats": list(config.format)}
         with progress.stage("write", f"{len(files)} files into {out}"):
