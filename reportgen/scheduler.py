@@ -1,8 +1,8 @@
 """Each selected experiment's Run: from the cache, or computed here and in a second process.
 
-On a CPU with a core to spare, a worker process (reportgen.workers) takes experiments from the
-end of the list while this one takes them from the front: each family runs seeded and single-
-threaded, so where it runs does not change its numbers, only when the build is done.
+On a CPU with a core to spare, the worker processes (reportgen.workers) take experiments from
+the end of the list while this one takes them from the front: each family runs seeded and
+single-threaded, so where it runs does not change its numbers, only when the build is done.
 """
 
 import json
@@ -110,10 +110,13 @@ def fresh_run(experiment, digest, results, store, seconds):
 
 
 def workers_for(todo, device):
-    """How many processes compute: two on a CPU with a core to spare and more than one to run."""
+    """How many processes compute: on a CPU with a core to spare and more than one to run, this
+    one and a worker per spare core (reportgen.workers.size), as many as there are experiments."""
     import os
 
-    return 2 if len(todo) > 1 and device == "cpu" and (os.cpu_count() or 1) > 1 else 1
+    if len(todo) < 2 or device != "cpu" or (os.cpu_count() or 1) < 2:
+        return 1
+    return min(len(todo), workers.size() + 1)
 
 
 def runs(experiments, config, device, progress, store, looked_up=None, pool=None, meanwhile=None):
@@ -138,7 +141,7 @@ def runs(experiments, config, device, progress, store, looked_up=None, pool=None
 
 def _two_processes(todo, config, device, progress, store, pool, meanwhile=None):
     """Run the experiments of `todo` (a deque of (experiment, cache key)) here from the front
-    and in a worker from the back (Workers.share); yield each Run as it is done. With nothing
+    and in the workers from the back (Workers.share); yield each Run as it is done. With nothing
     left to run here, this process does `meanwhile`'s work while it waits."""
 
     def here(item):

@@ -131,7 +131,7 @@ class Workers:
         (job, a done Future of its value) as each is done.
 
         This process takes the first job and then the next from the front (put the longest
-        first) and runs `here(job)`; a thread hands the workers one job at a time from
+        first) and runs `here(job)`; a thread per worker hands it one job at a time from
         `worker_end` ("front" or "back"; `there(job)`: the function and arguments to offload)
         and waits for it before taking the next. An executor that has queued a job can no
         longer give it back, so none is queued: a job no worker has begun is this process's to
@@ -149,8 +149,9 @@ class Workers:
         from concurrent.futures import wait
 
         todo, lock = collections.deque(jobs), threading.Lock()
-        finished = queue.Queue()  # (job, its worker's Future, or None: do it here), then None
-        stopping, ended = threading.Event(), threading.Event()  # ended: the feeder's None was taken
+        finished = queue.Queue()  # (job, its worker's Future, or None: do it here); None as each feeder ends
+        stopping, ended = threading.Event(), threading.Event()  # ended: every feeder's None was taken
+        feeding = [max(1, min(self.processes, len(todo) - 1))]  # feeders not yet ended
 
         def take(end="front"):
             with lock:
@@ -180,8 +181,11 @@ class Workers:
                         continue
                     item = finished.get()
                 if item is None:
-                    ended.set()
-                    return
+                    feeding[0] -= 1
+                    if not feeding[0]:
+                        ended.set()
+                        return
+                    continue
                 job, future = item
                 yield job, done_here(here, job) if future is None or self.lost(future) else future
 
@@ -191,13 +195,14 @@ class Workers:
             return
         self.ready()  # from this thread (see ready)
         taken = take()  # the first job is this process's, before any worker can take it
-        feeder = threading.Thread(target=feed, name="share", daemon=True)
-        feeder.start()
+        feeders = [threading.Thread(target=feed, name="share", daemon=True) for _ in range(feeding[0])]
+        for feeder in feeders:
+            feeder.start()
         try:
             while taken is not None:
                 yield taken[0], done_here(here, taken[0])
                 yield from collected(block=False)
-                if meanwhile is not None and not feeder.is_alive():  # the workers have nothing left
+                if meanwhile is not None and not any(f.is_alive() for f in feeders):  # the workers have nothing left
                     meanwhile.spare()
                 taken = take()
             yield from collected(block=True)

@@ -216,3 +216,38 @@ def test_share_keeps_a_jobs_own_failure_in_its_future_wherever_it_ran():
 def test_share_without_a_pool_to_start_does_everything_here():
     pool = workers_on(Done(refuse=OSError("no processes left")))
     assert sorted(job for job, _ in pool.share(range(4), lambda x: x, lambda x: (abs, x))) == [0, 1, 2, 3]
+
+
+def test_share_feeds_every_worker_one_job_at_a_time():
+    """On a machine with several workers, each gets a feeding thread: as many jobs run at once
+    as there are workers (and this process), never one queued behind another."""
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    running, most, lock = [0], [0], threading.Lock()
+
+    def job(x):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.05)
+        with lock:
+            running[0] -= 1
+        return x
+
+    class Executor:
+        def __init__(self):
+            self.pool, self._processes, self.queued = ThreadPoolExecutor(max_workers=3), {}, 0
+
+        def submit(self, fn, *args):
+            return self.pool.submit(fn, *args)
+
+        def shutdown(self, wait=True, cancel_futures=False):
+            self.pool.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+    pool = Workers(processes=3, start=lambda processes: Executor())
+    done = sorted(j for j, _ in pool.share(range(12), job, lambda x: (job, x)))
+    pool.close()
+    assert done == list(range(12))
+    assert most[0] == 4  # three workers and this process
