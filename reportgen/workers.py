@@ -41,18 +41,19 @@ def registered(name):
 
 
 def size():
-    """How many worker processes the build may start: one per core but this process's, two at least."""
-    return max(1, (os.cpu_count() or 1) - 1)
+    """How many worker processes the build may start: one per core but this process's (none on
+    one core, where a worker would only take turns with this process)."""
+    return max(0, (os.cpu_count() or 1) - 1)
 
 
 class Workers:
     """Worker processes started when the first job is offloaded, ended with the `with` block."""
 
     def __init__(self, processes=None, start=None):
-        self.processes = processes or size()
+        self.processes = size() if processes is None else processes
         self.start = start or pool  # start(processes) -> an executor (tests pass their own)
         self.executor = None
-        self.broken = False
+        self.broken = self.processes < 1  # no worker to start: everything is done here
 
     def __enter__(self):
         return self
@@ -189,7 +190,7 @@ class Workers:
                 job, future = item
                 yield job, done_here(here, job) if future is None or self.lost(future) else future
 
-        if len(todo) < 2 and meanwhile is None:  # nothing to share: no worker started for it
+        if self.broken or (len(todo) < 2 and meanwhile is None):  # nothing to share, or no worker to share with
             for job in todo:
                 yield job, done_here(here, job)
             return

@@ -397,12 +397,16 @@ def test_unwritable_output_is_one_line(warm_dir):
 
 @needs_pdf
 def test_pdf_rendering_failure_touches_nothing(warm_dir, monkeypatch):
-    """If rendering the PDF raises mid-build, no output file is replaced and no temp file is left."""
+    """If rendering the PDF raises mid-build, no output file is replaced and no temp file is left.
+
+    One core: the PDFs are rendered in this process, where the crash is planted (a worker
+    process would render with the real WeasyPrint)."""
     import weasyprint
 
     def broken(*args, **kwargs):
         raise RuntimeError("PDF renderer crashed")
 
+    monkeypatch.setattr("os.cpu_count", lambda: 1)
     monkeypatch.setattr(weasyprint.HTML, "write_pdf", broken)
     before = write_placeholder_output(warm_dir)
     for pdf in (warm_dir / ".reportgen-cache").glob("report*"):

@@ -208,7 +208,8 @@ def test_changed_stylesheet_reaches_the_cached_pdf(pdf_build_dir, monkeypatch):
     """A rebuild after a change to print.css renders a new PDF instead of reusing the cached one.
 
     pdf_build_dir holds a `--only PDF_FAMILY` build (the cheapest report to render) with both
-    PDFs in its render cache."""
+    PDFs in its render cache. One core: the PDFs are rendered in this process, which sees the
+    changed stylesheet (a worker process would read the package's own)."""
     import shutil
     from importlib import resources
 
@@ -227,6 +228,7 @@ def test_changed_stylesheet_reaches_the_cached_pdf(pdf_build_dir, monkeypatch):
     real = resources.files
     monkeypatch.setattr(report.resources, "files",
                         lambda name: templates if name == "reportgen.templates" else real(name))
+    monkeypatch.setattr("os.cpu_count", lambda: 1)
     third = invoke(args, warm_dir)
     assert third.exit_code == 0, describe(third)
     assert (warm_dir / "output" / "report.pdf").read_bytes() != before

@@ -369,6 +369,7 @@ def test_ctrl_c_during_the_pdf_keeps_every_earlier_file(pdf_build_dir, monkeypat
         raise KeyboardInterrupt
 
     monkeypatch.setattr(report, "render_pdf", interrupted)
+    monkeypatch.setattr("os.cpu_count", lambda: 1)  # rendered in this process, where Ctrl-C is planted
     (warm_dir / ".reportgen-cache").joinpath("CACHEDIR.TAG").write_text(cache.TAG_TEXT)
     for stale in (warm_dir / ".reportgen-cache").glob("report*"):
         stale.unlink()  # so the PDF must be rendered

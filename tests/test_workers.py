@@ -251,3 +251,15 @@ def test_share_feeds_every_worker_one_job_at_a_time():
     pool.close()
     assert done == list(range(12))
     assert most[0] == 4  # three workers and this process
+
+
+def test_on_one_core_no_worker_starts_and_everything_is_done_here(monkeypatch):
+    """A worker on a one-core machine would only take turns with this process."""
+    monkeypatch.setattr("os.cpu_count", lambda: 1)
+
+    def no_start(processes):
+        raise AssertionError("no worker process should start on one core")
+
+    pool = Workers(start=no_start)
+    assert pool.offload(sum, [1]) is None and not pool.started()
+    assert sorted(job for job, _ in pool.share(range(4), lambda x: x, lambda x: (abs, x))) == [0, 1, 2, 3]
