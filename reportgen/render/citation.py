@@ -48,9 +48,12 @@ def _who(config):
     return config.author or config.institution or "reportgen"
 
 
-def _identity(info, build):
+def identity(info, build):
+    """The build as every citation names it: id, date, reportgen's version and commit (marked
+    +dirty when built from a changed checkout), profile and seed."""
     own = info.get("reportgen") or {}
-    commit = (own.get("commit") or "commit unknown")[:12]
+    commit = own.get("commit") or "commit unknown"
+    commit = commit[:12] + ("+dirty" if commit.endswith("+dirty") else "")
     return (f"Report {build}, built {info['build_time'][:10]} by reportgen {own.get('version', '')} "
             f"({commit}), profile {info['profile']}, seed {info['seed']}")
 
@@ -75,7 +78,7 @@ def report_bibtex(config, info, build):
         ("year", info["build_time"][:4]),
         ("howpublished", bib_text(config.course)),
         ("url", bib_text(config.url)),
-        ("note", bib_text(_identity(info, build)) + "."),
+        ("note", bib_text(identity(info, build)) + "."),
     ])
 
 
@@ -137,5 +140,5 @@ def cff(config, info, build):
         lines += ["  institution:", f"    name: {yaml_text(config.institution)}"]
     if config.url:
         lines.append(f"  url: {yaml_text(config.url)}")
-    lines.append(f"  notes: {yaml_text('. '.join(p for p in (config.course, _identity(info, build)) if p) + '.')}")
+    lines.append(f"  notes: {yaml_text('. '.join(p for p in (config.course, identity(info, build)) if p) + '.')}")
     return "\n".join(lines) + "\n"

@@ -293,8 +293,6 @@ def build_fields(config, info, build):
     from reportgen.render.mathtex import plain
 
     when = datetime.datetime.fromisoformat(info["build_time"])
-    own = info.get("reportgen") or {}
-    commit = own.get("commit") or "commit unknown"
     who = config.author or config.institution or "reportgen"
     parts = [f"{who} ({when.year}). {plain(config.title)}."]
     if config.subtitle:
@@ -302,9 +300,7 @@ def build_fields(config, info, build):
     parts += [p + "." for p in (config.course, config.institution if config.author else "") if p]
     if config.url:
         parts.append(f"{config.url}.")
-    parts.append(f"Report {build}, built {when.date().isoformat()} by reportgen {own.get('version', '')} "
-                 f"({commit[:12]}{'+dirty' if commit.endswith('+dirty') else ''}), profile {info['profile']}, "
-                 f"seed {info['seed']}.")
+    parts.append(citation.identity(info, build) + ".")
     return {"build": build, "cite": " ".join(parts), "bibtex": citation.report_bibtex(config, info, build)}
 
 
