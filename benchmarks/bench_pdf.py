@@ -31,11 +31,13 @@ def print_html(profile, folder):
         captured.update(named, json=results_json, info=info)
         return {name: b"%PDF-1.7 not rendered" for name in named}
 
-    real, report.pdfs = report.pdfs, keep
+    # the build stamps and attaches the PDFs it gets back: nothing to do on these stand-ins
+    real = report.pdfs, report.attach_results
+    report.pdfs, report.attach_results = keep, lambda pdf, *_: pdf
     try:
         main(["build", "--profile", profile, "--config", str(folder / "config.toml"), "-q"], standalone_mode=False)
     finally:
-        report.pdfs = real
+        report.pdfs, report.attach_results = real
     return captured
 
 
