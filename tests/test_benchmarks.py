@@ -119,6 +119,19 @@ def test_pdf_benchmark_renders_tiny():
     assert set(bench_pdf.register_parts(html)) == {"report", "body", "register", "bare register"}
 
 
+@pytest.mark.slow
+def test_pdf_benchmark_captures_a_builds_print_pages(quick_build, tmp_path):
+    """bench_pdf.print_html runs a real build with stand-ins for the PDF renders (and for what
+    the build does to the PDFs afterwards): it must get every print page back. The session's
+    cache makes it a cached build."""
+    from benchmarks import bench_pdf
+
+    (tmp_path / "config.toml").write_text(
+        f'output = "{tmp_path / "out"}"\nfigures = "{tmp_path / "figures"}"\ncache_dir = "{quick_build.cache}"\n')
+    named = bench_pdf.print_html("quick", tmp_path)
+    assert {"report", "handout", "errata-000"} <= set(named) and "</main>" in named["report"]
+
+
 def test_build_benchmark_runs_with_a_stand_in(tmp_path):
     from benchmarks import bench
 
