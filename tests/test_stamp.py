@@ -54,3 +54,11 @@ def test_a_placeholder_in_an_attribute_is_not_marked():
 
 def test_bytes_that_are_no_pdf_are_refused():
     assert stamp.stamp(b"%PDF-1.7 not rendered", "fedcba9876543210", 1) is None
+
+
+def test_content_that_holds_the_placeholder_is_typeset_with_the_id():
+    """A title (or a claim, a quote) that holds the placeholder's sixteen digits: stamping would
+    turn them into the build id too, so those pages are rendered with the id instead."""
+    assert stamp.usable('{"title": "measured"}', "BuildConfig(title='x')")
+    assert not stamp.usable('{"title": "Hex digits 0123456789abcdef"}', "BuildConfig()")
+    assert not stamp.usable("{}", f"BuildConfig(course='{stamp.PLACEHOLDER}')")

@@ -299,10 +299,12 @@ def write(sections, catalog, info, config, timings, store, progress=None, pool=N
             if "pdf" in config.format:
                 # report.pdf and the handout with the build id's placeholder, set after rendering
                 # (reportgen.render.stamp): a change they do not show leaves their pages cached
+                stampable = stamp.usable(results_json, repr(config))
                 unnamed = dict(ctx, meta=dict(ctx["meta"], **build_fields(config, info, stamp.PLACEHOLDER)))
                 printed, marks = {}, {}
                 for name, template in (("report", "report.html.j2"), ("handout", "handout.html.j2")):
-                    printed[name], marks[name] = stamp.mark(render_html(unnamed, "print", template))
+                    printed[name], marks[name] = (stamp.mark(render_html(unnamed, "print", template)) if stampable
+                                                  else (render_html(ctx, "print", template), 0))
                 printed.update((sheet["name"], render_sheet(ctx, sheet, "print")) for sheet in ctx["sheets"])
             else:
                 screen()
@@ -316,7 +318,8 @@ def write(sections, catalog, info, config, timings, store, progress=None, pool=N
                     f"PDF/UA-1), {len(printed) - len(typeset)} from the cache{also}")
             with progress.stage("pdf", what, kind=kind):
                 rendered = pdfs(printed, results_json.encode(), info, store, attach=(), pool=pool, first=screen)
-                named = {name: stamp.stamp(rendered[name], build, marks[name]) for name in marks}
+                named = {name: stamp.stamp(rendered[name], build, marks[name]) if marks[name] else rendered[name]
+                         for name in marks}
                 again = {name: render_html(ctx, "print", f"{name}.html.j2") for name, pdf in named.items() if pdf is None}
                 named.update(pdfs(again, results_json.encode(), info, store, attach=(), pool=pool) if again else {})
                 rendered.update((name, attach_results(pdf, results_json.encode(), info)) for name, pdf in named.items())

@@ -9,7 +9,8 @@ HTML; `stamp` then swaps the placeholder's glyphs for the id's in the content st
 same glyphs of the same embedded font, so text extraction and screen readers read the id.
 
 Where anything is not as expected (a count that differs from the HTML's, a font without one
-of the digits), `stamp` returns None and the caller renders the PDF with the id itself.
+of the digits), `stamp` returns None and the caller renders the PDF with the id itself; where
+the placeholder is in the content itself (a title that quotes it), no placeholder is used.
 """
 
 import re
@@ -17,6 +18,12 @@ import re
 PLACEHOLDER = "0123456789abcdef"  # each hex digit once: the font subset holds every glyph an id needs
 _CODE = f'<code class="build-id">{PLACEHOLDER}</code>'
 _BFCHAR = re.compile(rb"<([0-9a-fA-F]{4})>\s*<([0-9a-fA-F]{4})>")
+
+
+def usable(*texts):
+    """Whether the placeholder can stand for the id: it occurs in none of the texts the pages
+    are made of (results.json, the config), so every occurrence on the pages is the id's."""
+    return not any(PLACEHOLDER in text for text in texts)
 
 
 def mark(html):
