@@ -315,7 +315,8 @@ def write(sections, catalog, info, config, timings, store, progress=None, pool=N
             typeset = [f"{'report-handout' if n == 'handout' else n}.pdf" for n in pdfs_to_render(printed, store)]
             kind = "cold" if typeset else "cached"
             what = (f"typesetting {', '.join(typeset) if len(typeset) < 4 else f'{len(typeset)} PDFs'} (tagged "
-                    f"PDF/UA-1), {len(printed) - len(typeset)} from the cache{also}")
+                    f"PDF/UA-1), {len(printed) - len(typeset)} from the cache{also}" if typeset
+                    else f"all {len(printed)} PDFs from the cache{also}")
             with progress.stage("pdf", what, kind=kind):
                 rendered = pdfs(printed, results_json.encode(), info, store, attach=(), pool=pool, first=screen)
                 named = {name: stamp.stamp(rendered[name], build, marks[name]) if marks[name] else rendered[name]
