@@ -312,12 +312,20 @@ def write(sections, catalog, info, config, timings, store, progress=None, pool=N
         if "pdf" in config.format:
             stage = time.perf_counter()
             also = ", with report.html meanwhile" if "html" in config.format else ""
-            typeset = [f"{'report-handout' if n == 'handout' else n}.pdf" for n in pdfs_to_render(printed, store)]
-            kind = "cold" if typeset else "cached"
+            missing = pdfs_to_render(printed, store)
+            typeset = [f"{'report-handout' if n == 'handout' else n}.pdf" for n in missing]
+            kind, expected = "cold" if typeset else "cached", None
+            if typeset and len(typeset) < len(printed):
+                # some from the cache: a cached stage's time and the cold time's share of what is
+                # typeset, kept apart ("partial" is no estimate's kind: it never moves the others)
+                kind, cold, cached = "partial", progress.expected("pdf", "cold"), progress.expected("pdf", "cached")
+                weight = sum(_weight(printed[n]) for n in missing) / sum(_weight(h) for h in printed.values())
+                share = max(weight, len(missing) / len(printed))  # a sheet's tables cost more per byte
+                expected = cached + cold * share if cold is not None and cached is not None else None
             what = (f"typesetting {', '.join(typeset) if len(typeset) < 4 else f'{len(typeset)} PDFs'} (tagged "
                     f"PDF/UA-1), {len(printed) - len(typeset)} from the cache{also}" if typeset
                     else f"all {len(printed)} PDFs from the cache{also}")
-            with progress.stage("pdf", what, kind=kind):
+            with progress.stage("pdf", what, kind=kind, expected=expected if kind == "partial" else None):
                 rendered = pdfs(printed, results_json.encode(), info, store, attach=(), pool=pool, first=screen)
                 named = {name: stamp.stamp(rendered[name], build, marks[name]) if marks[name] else rendered[name]
                          for name in marks}
