@@ -21,14 +21,14 @@ import time
 from pathlib import Path
 
 def print_html(profile, folder):
-    """{name: print HTML, "json": results.json bytes, "info": provenance} from one build."""
+    """{name: print HTML, "info": provenance} from one build."""
     from reportgen.cli import main
     from reportgen.render import report
 
     captured = {}
 
-    def keep(named, results_json, info, store, **_):
-        captured.update(named, json=results_json, info=info)
+    def keep(named, info, store, **_):
+        captured.update(named, info=info)
         return {name: b"%PDF-1.7 not rendered" for name in named}
 
     # the build stamps and attaches the PDFs it gets back: nothing to do on these stand-ins

@@ -122,10 +122,8 @@ def workers_for(todo, device):
 def runs(experiments, config, device, progress, store, looked_up=None, pool=None, meanwhile=None):
     """Each experiment's Run, in the order they finish; `pool` the build's Workers (else its own).
 
-    `meanwhile`: other work of the build, done while the experiments leave a process free:
-    `meanwhile.here()` does one piece in this process when it would only wait for a worker
-    (and says whether there was one); `meanwhile.spare()` hands the rest to the workers once
-    they have no experiment left (reportgen.render.drawing.Drawer: the figures)."""
+    `meanwhile`: other work of the build, done in this process while it would only wait for a
+    worker (Workers.share; reportgen.render.drawing.Drawer: the figures)."""
     from collections import deque
 
     ready, todo = looked_up or look_up(experiments, config, device, store)

@@ -1,13 +1,13 @@
 """The build's worker processes: one pool, shared by the experiments, the figures and the PDFs.
 
 The build owns one `Workers` (`with Workers() as workers:`) and hands it to each stage. A
-stage offloads a job (`offload`), does what it can here meanwhile, takes back a job no
-worker has begun (`take_back`), and asks for its outcome (`result`). One policy for all:
+stage hands its independent jobs to `share`, which does them in this process and in the
+workers at the same time and gives back each job's outcome as a Future. One policy for all:
 
 - A worker that died (killed, out of memory: BrokenProcessPool), a pool that cannot start,
   or a job whose family the worker does not know (registered at run time in this process:
   `Unknown`): the job is done here, with the same numbers. The pool is not used again.
-- Any other exception the job raised is the job's own failure: `result` raises it as if the
+- Any other exception the job raised is the job's own failure: its Future raises it as if the
   job had run here, and the stage reports it as it would its own.
 - Ctrl-C, SIGTERM or any error that leaves the `with`: the workers are ended at once and
   waited for. Workers never write files; they hand values back, and the build process writes
@@ -107,26 +107,6 @@ class Workers:
             self.broken = True
             return None
 
-    @staticmethod
-    def take_back(future):
-        """Whether the job is this process's to do: never offloaded, or cancelled before a worker began it."""
-        return future is None or future.cancel()
-
-    def result(self, future, here, take_back=True):
-        """The job's value from its worker, or here() when no worker could do it (the policy above).
-
-        take_back=False waits for a job not yet begun instead of doing it here (a thread whose
-        only work is to feed the workers)."""
-        if future is None or (take_back and self.take_back(future)):
-            return here()
-        try:
-            return future.result()
-        except BrokenProcessPool:
-            self.broken = True
-            return here()
-        except Unknown:
-            return here()
-
     def share(self, jobs, here, there, worker_end="front", meanwhile=None):
         """Do each of `jobs` once, in this process and in the workers at the same time; yield
         (job, a done Future of its value) as each is done.
@@ -139,10 +119,9 @@ class Workers:
         take. A job the workers cannot do (the policy above) is done here; a job's own exception
         is in its Future, wherever it ran.
 
-        `meanwhile`: other work, done while the jobs leave a process free: `meanwhile.here()`
-        does one piece here when this process would only wait for a worker (and says whether
-        there was one); `meanwhile.spare()` is called once the workers have no job left while
-        this process still has (reportgen.render.drawing.Drawer: the figures).
+        `meanwhile`: other work, done while this process would only wait for a worker:
+        `meanwhile.here()` does one piece of it here and says whether there was one
+        (reportgen.render.drawing.Drawer: the figures of the families done).
         """
         import collections
         import queue
@@ -203,8 +182,6 @@ class Workers:
             while taken is not None:
                 yield taken[0], done_here(here, taken[0])
                 yield from collected(block=False)
-                if meanwhile is not None and not any(f.is_alive() for f in feeders):  # the workers have nothing left
-                    meanwhile.spare()
                 taken = take()
             yield from collected(block=True)
         finally:
@@ -305,7 +282,7 @@ def submit(pool, fn, *args):
 def stop_now(pool):
     """End a pool's processes and wait until the executor has wound down."""
     processes = list((getattr(pool, "_processes", None) or {}).values())  # CPython's executor keeps them here
-    # A future cancelled while queued (Workers.take_back) stays among the executor's pending work;
+    # A future cancelled while queued stays among the executor's pending work;
     # once its workers are gone, CPython 3.11 sets an exception on every pending future,
     # cancelled ones too: InvalidStateError kills the manager thread, and shutdown hangs.
     pending = getattr(pool, "_pending_work_items", None)

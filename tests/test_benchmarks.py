@@ -110,9 +110,9 @@ def test_pdf_benchmark_renders_tiny():
     assert [r["pdf"] for r in result["profiles"][0]["pdfs"]] == ["report", "handout"]
     assert result["profiles"][0]["pdfs"][0]["pages"] == 1
     # print_html replaces report.pdfs with a function of the same parameters.
-    assert list(inspect.signature(report.pdfs).parameters)[:4] == ["named", "results_json", "info", "store"]
+    assert list(inspect.signature(report.pdfs).parameters)[:3] == ["named", "info", "store"]
     source = inspect.getsource(bench_pdf.print_html)  # its stand-in is local to it
-    others = list(inspect.signature(report.pdfs).parameters)[4:]
+    others = list(inspect.signature(report.pdfs).parameters)[3:]
     assert "**_" in source or all(p in source for p in others), "print_html's stand-in must take pdfs' other arguments"
     html = '<html><head></head><body><section id="appendix"><table></table></section>' \
            '<section id="sources"></section></body></html>'

@@ -81,7 +81,7 @@ def test_this_process_does_other_work_while_it_waits_for_the_second(tmp_path, mo
     monkeypatch.setattr("os.cpu_count", lambda: 2)
 
     class Meanwhile:
-        pieces, calls, spared = 2, 0, 0
+        pieces, calls = 2, 0
 
         def here(self):
             self.calls += 1
@@ -90,8 +90,6 @@ def test_this_process_does_other_work_while_it_waits_for_the_second(tmp_path, mo
                 return True
             return False
 
-        def spare(self):
-            self.spared += 1
 
     meanwhile = Meanwhile()
     config = BuildConfig(profile="quick", cache_dir=str(tmp_path / "cache"), threads=1)

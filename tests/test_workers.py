@@ -49,51 +49,42 @@ def workers_on(executor):
     return Workers(start=lambda processes: executor)
 
 
+def outcomes(pool, jobs, here=lambda x: "here"):
+    """{job: its value, or the exception it raised} from pool.share."""
+    out = {}
+    for job, future in pool.share(jobs, here, lambda x: (sum, [x, 1])):
+        out[job] = future.exception() or future.result()
+    return out
+
+
 def test_a_worker_result_comes_back():
-    pool = workers_on(Done())
-    assert pool.result(pool.offload(sum, [1, 2]), lambda: "here") == 3
+    assert outcomes(workers_on(Done()), [0, 1, 2]) == {0: "here", 1: 2, 2: 3}  # this process takes the first
 
 
 @pytest.mark.parametrize("crash", [BrokenProcessPool("a worker died"), Unknown("extension")])
 def test_a_dead_worker_or_an_unknown_family_is_done_here(crash):
-    pool = workers_on(Done(crash))
-    assert pool.result(pool.offload(sum, [1, 2]), lambda: "here") == "here"
+    assert outcomes(workers_on(Done(crash)), [0, 1, 2]) == {0: "here", 1: "here", 2: "here"}
 
 
 def test_after_a_dead_worker_everything_is_done_here():
     executor = Done(BrokenProcessPool("a worker died"))
     pool = workers_on(executor)
-    pool.result(pool.offload(sum, [1]), lambda: "here")
+    outcomes(pool, [0, 1])
     executor.outcome = None
-    assert pool.offload(sum, [1]) is None
-    assert pool.result(None, lambda: "here") == "here"
+    assert pool.broken and pool.offload(sum, [1]) is None
+    assert outcomes(pool, [0, 1]) == {0: "here", 1: "here"}
 
 
 @pytest.mark.parametrize("refusal", [BrokenProcessPool("a worker died"), OSError("no processes left")])
 def test_a_pool_that_cannot_take_a_job_leaves_it_here(refusal):
     pool = workers_on(Done(refuse=refusal))
-    future = pool.offload(sum, [1])
-    assert future is None and pool.take_back(future)
-    assert pool.result(future, lambda: "here") == "here"
+    assert pool.offload(sum, [1]) is None
+    assert outcomes(pool, [0, 1]) == {0: "here", 1: "here"}
 
 
 def test_a_job_that_fails_fails_as_it_would_here():
-    pool = workers_on(Done(MemoryError("out of memory")))
-    with pytest.raises(MemoryError):
-        pool.result(pool.offload(sum, [1]), lambda: "here")
-
-
-def test_a_job_no_worker_began_is_taken_back():
-    pending = Future()
-
-    class Idle(Done):
-        def submit(self, fn, *args):
-            return pending
-
-    pool = workers_on(Idle())
-    future = pool.offload(sum, [1])
-    assert pool.take_back(future) and future.cancelled()
-    assert pool.result(future, lambda: "here") == "here"
+    done = outcomes(workers_on(Done(MemoryError("out of memory"))), [0, 1])
+    assert isinstance(done[1], MemoryError)
 
 
 def test_the_pool_waits_at_a_normal_end_and_ends_at_once_on_an_interrupt():
@@ -117,22 +108,6 @@ def test_no_process_starts_until_a_job_is_offloaded():
     assert started == []
 
 
-def test_a_feeding_thread_waits_for_its_own_job_instead_of_taking_it_back():
-    """The experiments' feeder offloads, then waits: it must not cancel the job it just handed over."""
-    import threading
-
-    pending = Future()
-
-    class Idle(Done):
-        def submit(self, fn, *args):
-            return pending if fn is sum else Done.submit(self, fn, *args)
-
-    pool = workers_on(Idle())
-    future = pool.offload(sum, [1])
-    threading.Timer(0.05, lambda: (pending.set_running_or_notify_cancel(), pending.set_result(1))).start()
-    assert pool.result(future, lambda: "here", take_back=False) == 1 and not future.cancelled()
-
-
 @pytest.mark.slow
 def test_workers_outlive_the_thread_that_fed_them():
     """Linux ends a worker when the thread that spawned it ends (PR_SET_PDEATHSIG): the pool is
@@ -142,15 +117,14 @@ def test_workers_outlive_the_thread_that_fed_them():
     with Workers(processes=1) as pool:
         pool.ready()
         results = []
-        feeder = threading.Thread(target=lambda: results.append(pool.result(pool.offload(sum, [1, 2]), lambda: None,
-                                                                            take_back=False)))
+        feeder = threading.Thread(target=lambda: results.append(pool.offload(sum, [1, 2]).result()))
         feeder.start()
         feeder.join()
         import time
 
         time.sleep(0.5)  # the end of a spawning thread would have killed the worker by now
         assert results == [3]
-        assert pool.result(pool.offload(sum, [3, 4]), lambda: "here", take_back=False) == 7 and not pool.broken
+        assert pool.offload(sum, [3, 4]).result() == 7 and not pool.broken
 
 
 # --- share: jobs done once each, here and in the workers at the same time ----------------

@@ -9,7 +9,6 @@ PNG, one without HTML no SVG.
 """
 
 import base64
-from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from reportgen.gcpause import paused_gc
 from reportgen.publish import cache
 
 FORMATS = ("svg", "png")
-WAITING = object()  # a job no process has yet: drawn here when this process would wait, or by a spare worker
+WAITING = object()  # a job no process has yet: drawn here while this process would wait, or by finish()
 
 
 def formats_for(outputs):
@@ -68,8 +67,8 @@ class Drawer:
     the report, so an interrupted build leaves the figures of the previous one as they were.
     The workers are the build's (reportgen.workers), which ends them however the build ends.
     Cached figures are never redrawn. The experiments come first: a job waits for this process
-    to be idle (`here`, which the experiments' scheduler calls while it waits for a worker) or
-    for the workers to have no experiment left (`spare`), and `finish` shares out the rest.
+    to be idle (`here`, which the experiments' scheduler calls while it waits for a worker),
+    and `finish` shares out the rest with the workers.
     """
 
     def __init__(self, config, store, pool=None):
@@ -98,18 +97,6 @@ class Drawer:
                 return True
         return False
 
-    def spare(self):
-        """The workers have no experiment left: hand them the first waiting job, unless the one
-        handed before is not done (an executor's queued job cannot be taken back)."""
-        if self.pool is None or any(isinstance(e, Future) and not e.done() for _, e in self.jobs):
-            return
-        for index, (job, entries) in enumerate(self.jobs):
-            if entries is WAITING:
-                future = self.pool.offload(*self._there(job))
-                if future is not None:  # else no worker can take it: drawn here
-                    self.jobs[index] = (job, future)
-                return
-
     def _there(self, job):
         """The function and arguments that draw a job in a worker."""
         return _draw_registered, job.experiment.name, job.results, job.documented, self.formats
@@ -117,8 +104,7 @@ class Drawer:
     def drawing(self):
         """How many of the submitted families have figures still to draw (the others are
         cached, or were drawn while the experiments ran)."""
-        return sum(1 for _, entries in self.jobs if entries is WAITING or (isinstance(entries, Future)
-                                                                             and not entries.done()))
+        return sum(1 for _, entries in self.jobs if entries is WAITING)
 
     def cached(self):
         """How many of the submitted families' figures came from the cache."""
@@ -156,12 +142,10 @@ class Drawer:
             self._store(job, entries, cached)
 
     def _entries(self, job, entries):
-        """The entries: cached, from a worker, or drawn here."""
+        """The entries: cached, drawn (a done Future: here or by a worker), or drawn now."""
         if isinstance(entries, list):
             return entries
-        if entries is WAITING or self.pool is None:
-            return self._draw_here(job)
-        return self.pool.result(entries, lambda: self._draw_here(job), take_back=False)
+        return self._draw_here(job) if entries is WAITING else entries.result()
 
     def _store(self, job, entries, cached=False):
         """Write each figure's files; cache the entries unless they came from the cache.

@@ -9,7 +9,6 @@ for a course). The templates lay the context out; they compute nothing.
 import functools
 import json
 import math
-import os
 import re
 import time
 from importlib import resources
@@ -228,30 +227,30 @@ def _weight(html):
     return len(html) - sum(len(m) for m in EMBEDDED_PNG.findall(html))
 
 
-def pdfs_to_render(named, store):
-    """The PDFs of `named` the cache does not hold (the pdf stage's estimate depends on them)."""
+def cached_pdfs(named, store):
+    """{name: (cache key, the cached PDF's bytes or None)} for {name: print HTML}."""
     from reportgen.publish.cache import check_pdf
 
-    return [name for name, html in named.items() if store.load_bytes(name, pdf_key(html), check_pdf) is None]
+    keys = {name: pdf_key(html) for name, html in named.items()}
+    return {name: (key, store.load_bytes(name, key, check_pdf)) for name, key in keys.items()}
 
 
 FIRST = object()  # pdfs(): this process's own work, done while the workers begin the PDFs
 
 
-def pdfs(named, results_json, info, store, attach=("report", "handout"), pool=None, first=None):
-    """{name: PDF bytes} for {name: print HTML}, each cached on its own HTML.
+def pdfs(named, info, store, pool=None, first=None, cached=None):
+    """{name: PDF bytes} for {name: print HTML}, each cached on its own HTML (`cached`: what
+    cached_pdfs gave, when the caller has looked already).
 
     The PDFs are independent renders, shared between this process and the build's worker
     processes (`pool`, reportgen.workers; else ones of its own), each taking the largest left
     (WeasyPrint holds the GIL); `first()`, when given, is this process's before any PDF (the
-    screen pages: the workers begin the PDFs meanwhile). The PDFs named in `attach` then get
-    results.json attached.
+    screen pages: the workers begin the PDFs meanwhile).
     """
     from reportgen import workers
-    from reportgen.publish.cache import check_pdf
 
-    keys = {name: pdf_key(html) for name, html in named.items()}
-    out = {name: store.load_bytes(name, keys[name], check_pdf) for name in named}
+    cached = cached or cached_pdfs(named, store)
+    out = {name: pdf for name, (_, pdf) in cached.items()}
     todo = sorted((name for name in named if out[name] is None), key=lambda n: -_weight(named[n]))
     jobs = [FIRST, *todo] if first is not None else todo
     here = lambda name: first() if name is FIRST else render_pdf(named[name], info)  # noqa: E731
@@ -263,8 +262,44 @@ def pdfs(named, results_json, info, store, attach=("report", "handout"), pool=No
                 out[name] = done.result()
     out.pop(FIRST, None)
     for name in todo:
-        store.store_bytes(name, keys[name], out[name])
-    return {name: attach_results(pdf, results_json, info) if name in attach else pdf for name, pdf in out.items()}
+        store.store_bytes(name, cached[name][0], out[name])
+    return out
+
+
+def _pdf_estimate(progress, printed, missing):
+    """(kind, expected seconds or None) of the pdf stage. With some PDFs from the cache it is
+    "partial": a cached stage's time and the cold time's share of what is typeset, kept apart
+    (no estimate's kind, so it never moves the cold or cached ones)."""
+    if not missing or len(missing) == len(printed):
+        return ("cold" if missing else "cached"), None
+    cold, cached = progress.expected("pdf", "cold"), progress.expected("pdf", "cached")
+    weight = sum(_weight(printed[n]) for n in missing) / sum(_weight(h) for h in printed.values())
+    share = max(weight, len(missing) / len(printed))  # a sheet's tables cost more per byte
+    return "partial", (cached + cold * share if cold is not None and cached is not None else None)
+
+
+def _pdf_stage(ctx, printed, marks, build, results_json, info, store, progress, pool, screen):
+    """{name: finished PDF bytes}: rendered or cached, the build id stamped into those printed
+    with its placeholder (else rendered with the id), results.json attached to report.pdf and
+    the handout; `screen()` lays out report.html's pages meanwhile."""
+    from reportgen.render import stamp
+
+    cached = cached_pdfs(printed, store)
+    missing = [name for name, (_, pdf) in cached.items() if pdf is None]
+    typeset = [f"{'report-handout' if n == 'handout' else n}.pdf" for n in missing]
+    also = ", with report.html meanwhile" if "html" in ctx["formats"] else ""
+    what = (f"typesetting {', '.join(typeset) if len(typeset) < 4 else f'{len(typeset)} PDFs'} (tagged "
+            f"PDF/UA-1), {len(printed) - len(typeset)} from the cache{also}" if typeset
+            else f"all {len(printed)} PDFs from the cache{also}")
+    kind, expected = _pdf_estimate(progress, printed, missing)
+    with progress.stage("pdf", what, kind=kind, expected=expected):
+        rendered = pdfs(printed, info, store, pool=pool, first=screen, cached=cached)
+        named = {name: stamp.stamp(rendered[name], build, marks[name]) if marks[name] else rendered[name]
+                 for name in marks}
+        again = {name: render_html(ctx, "print", f"{name}.html.j2") for name, pdf in named.items() if pdf is None}
+        named.update(pdfs(again, info, store, pool=pool) if again else {})
+        rendered.update((name, attach_results(pdf, results_json, info)) for name, pdf in named.items())
+    return rendered
 
 
 def write(sections, catalog, info, config, timings, store, progress=None, pool=None):
@@ -278,8 +313,8 @@ def write(sections, catalog, info, config, timings, store, progress=None, pool=N
     from reportgen.render.context import build_fields, context
 
     progress = progress or Progress(quiet=True)
-    if "pdf" in config.format and pool is not None and (os.cpu_count() or 1) > 1:
-        pool.warm(_ready_to_render)  # while this process lays the pages out
+    if "pdf" in config.format and pool is not None:
+        pool.warm(_ready_to_render)  # while this process lays the pages out (none on one core)
     out = Path(config.output)
     results_json = json.dumps(results_document(sections, catalog, info, config.title), indent=1, ensure_ascii=False)
     build = hashlib.sha256(results_json.encode()).hexdigest()[:16]
@@ -311,27 +346,7 @@ def write(sections, catalog, info, config, timings, store, progress=None, pool=N
         timings["html"] = time.perf_counter() - stage
         if "pdf" in config.format:
             stage = time.perf_counter()
-            also = ", with report.html meanwhile" if "html" in config.format else ""
-            missing = pdfs_to_render(printed, store)
-            typeset = [f"{'report-handout' if n == 'handout' else n}.pdf" for n in missing]
-            kind, expected = "cold" if typeset else "cached", None
-            if typeset and len(typeset) < len(printed):
-                # some from the cache: a cached stage's time and the cold time's share of what is
-                # typeset, kept apart ("partial" is no estimate's kind: it never moves the others)
-                kind, cold, cached = "partial", progress.expected("pdf", "cold"), progress.expected("pdf", "cached")
-                weight = sum(_weight(printed[n]) for n in missing) / sum(_weight(h) for h in printed.values())
-                share = max(weight, len(missing) / len(printed))  # a sheet's tables cost more per byte
-                expected = cached + cold * share if cold is not None and cached is not None else None
-            what = (f"typesetting {', '.join(typeset) if len(typeset) < 4 else f'{len(typeset)} PDFs'} (tagged "
-                    f"PDF/UA-1), {len(printed) - len(typeset)} from the cache{also}" if typeset
-                    else f"all {len(printed)} PDFs from the cache{also}")
-            with progress.stage("pdf", what, kind=kind, expected=expected if kind == "partial" else None):
-                rendered = pdfs(printed, results_json.encode(), info, store, attach=(), pool=pool, first=screen)
-                named = {name: stamp.stamp(rendered[name], build, marks[name]) if marks[name] else rendered[name]
-                         for name in marks}
-                again = {name: render_html(ctx, "print", f"{name}.html.j2") for name, pdf in named.items() if pdf is None}
-                named.update(pdfs(again, results_json.encode(), info, store, attach=(), pool=pool) if again else {})
-                rendered.update((name, attach_results(pdf, results_json.encode(), info)) for name, pdf in named.items())
+            rendered = _pdf_stage(ctx, printed, marks, build, results_json.encode(), info, store, progress, pool, screen)
             files["report.pdf"], files["report-handout.pdf"] = rendered.pop("report"), rendered.pop("handout")
             files.update((f"{name}.pdf", pdf) for name, pdf in rendered.items())
             timings["pdf"] = time.perf_counter() - stage
