@@ -10,6 +10,9 @@ import html
 import re
 
 NUMBER = re.compile(r"(?<![\w.])(?:\d{1,3}(?:[ \u2009\u202f]\d{3})+|\d+)(?:\.\d+)?(%?)")
+# Hex identifiers (a build id, a commit, a SHA-256) are names, not numbers: "Report 3328af5d…"
+# printed no number 3328. A run of 12 to 64 hex digits with a letter among them.
+IDENTIFIER = re.compile(r"\b(?=[0-9a-f]*[a-f])[0-9a-f]{12,64}\b")
 HAND_WRITTEN = ("sentence", "correct", "tolerance", "label", "justification", "note", "reason",
                 "reference", "reference_quote", "title", "caption")
 
@@ -56,6 +59,7 @@ def untraced(text, known, cells=False):
     """The numbers of `text` not in `known`, with a little context each. `cells`: the text
     was extracted from a PDF, where table cells side by side read as one grouped number."""
     out = []
+    text = IDENTIFIER.sub(" ", text)
     for m in NUMBER.finditer(text):
         parts = re.split(r"[ \u2009\u202f]", m.group(0))  # or numbers set side by side (table cells)
         if token(m.group(0)) not in known and not (cells and all(p in known for p in parts)):

@@ -12,13 +12,13 @@ TYPESET = {}  # LaTeX -> the SVG ziamath set for it: this process's, and earlier
 
 def svg(tex):
     """ziamath's SVG of a formula, rebuilt from the SVG allow-list (safemarkup)."""
+    if tex in TYPESET:  # before ziamath is imported (a fifth of a second)
+        return TYPESET[tex]
     import ziamath
     from latex2mathml.converter import convert
 
     from reportgen.render import safemarkup
 
-    if tex in TYPESET:
-        return TYPESET[tex]
     # ziamath parses through latex2mathml too: raw markup from \\text{<…>} made it fail halfway
     # and leave state behind that changed every later formula's width. Such LaTeX never gets there.
     safemarkup.mathml(convert(tex))
@@ -48,13 +48,14 @@ def typeset_from(store):
     again (the cache is input this build did not write): ziamath takes a second a build."""
     from reportgen.render import safemarkup
 
-    entry = store.load("formulas", _typeset_key(), _check_typeset) or {}
-    for tex, svg in entry.items():
+    kept = set()
+    for tex, svg in (store.load("formulas", _typeset_key(), _check_typeset) or {}).items():
         try:
             TYPESET.setdefault(tex, safemarkup.svg(svg))
-        except safemarkup.Unsafe:  # set again by ziamath when needed
+        except safemarkup.Unsafe:  # set again by ziamath when needed, and the entry rewritten
             continue
-    return set(entry)
+        kept.add(tex)
+    return kept
 
 
 def typeset_into(store, known=()):

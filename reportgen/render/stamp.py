@@ -46,19 +46,21 @@ def _glyphs(font):
 def stamp(pdf_bytes, build, expected):
     """The PDF with each of the `expected` placeholders showing `build` instead; None when that
     cannot be done exactly (the caller then renders with the id)."""
-    import io
-
     import pikepdf
 
     if expected == 0 or not re.fullmatch(r"[0-9a-f]{16}", build):
         return None
     try:
-        return _stamped(pikepdf, io, pdf_bytes, build, expected)
+        return _stamped(pdf_bytes, build, expected)
     except (pikepdf.PdfError, ValueError, TypeError, KeyError, AttributeError):
         return None  # not a PDF laid out as WeasyPrint lays one out: rendered with the id instead
 
 
-def _stamped(pikepdf, io, pdf_bytes, build, expected):
+def _stamped(pdf_bytes, build, expected):
+    import io
+
+    import pikepdf
+
     found = 0
     with pikepdf.open(io.BytesIO(pdf_bytes)) as pdf:
         for page in pdf.pages:
