@@ -285,3 +285,24 @@ def test_full_profile_on_cpu_says_how_long(tmp_path):
     announce(BuildConfig(profile="full"), "cpu", Cache(tmp_path / "c"), Progress(quiet=True, stream=stream))
     line = stream.getvalue()
     assert "--profile full on the CPU would take" in line and "min" in line and "--device cuda" in line
+
+
+@pytest.mark.parametrize("raised, code", [(SystemExit(0), 0), (SystemExit(None), 0), (SystemExit(2), 2),
+                                          (SystemExit("a message"), 1), (None, 0)])
+def test_the_command_leaves_with_mains_status_its_streams_flushed(monkeypatch, capsys, raised, code):
+    """`reportgen` (cli.run) skips the interpreter's tidy exit but keeps main()'s exit status
+    and what it printed, as sys.exit would."""
+    from reportgen import cli
+
+    def main():
+        print("printed", end="")
+        if raised is not None:
+            raise raised
+
+    left = []
+    monkeypatch.setattr(cli, "main", main)
+    monkeypatch.setattr(cli.os, "_exit", left.append)
+    cli.run()
+    out, err = capsys.readouterr()
+    assert left == [code] and out == "printed"
+    assert err == ("a message\n" if code == 1 else "")
