@@ -117,8 +117,11 @@ class Workers:
         is in its Future, wherever it ran.
 
         `meanwhile`: other work, done while this process would only wait for a worker:
-        `meanwhile.here()` does one piece of it here and says whether there was one
-        (reportgen.render.drawing.Drawer: the figures of the families done).
+        `meanwhile.here()` does one piece of it here and says whether there was one, and a
+        worker with no job left to begin takes pieces of it (`meanwhile.there(offload)`: the
+        Future of one piece handed to `offload`, None when none is left); share ends when the
+        workers have finished those too (reportgen.render.drawing.Drawer: the figures of the
+        families done; their Futures stay with it).
         """
         import collections
         import queue
@@ -144,6 +147,10 @@ class Workers:
                     if future is not None:
                         wait([future])
                     finished.put((taken[0], future))
+                # every job begun: the worker helps with `meanwhile`'s work while the others finish
+                while meanwhile is not None and not stopping.is_set() and not self.broken \
+                        and (future := meanwhile.there(self.offload)) is not None:
+                    wait([future])
             finally:
                 finished.put(None)
 

@@ -524,6 +524,35 @@ def test_a_waiting_job_is_drawn_here_while_this_process_would_wait(tmp_path):
     assert error is None and figures
 
 
+def test_a_job_handed_to_a_worker_that_is_lost_is_drawn_here(tmp_path):
+    """Drawer.there(): what a worker with no experiment left takes. No worker to take it: the
+    job waits on; a worker that died with it (BrokenProcessPool): finish() draws it here."""
+    from concurrent.futures import Future
+    from concurrent.futures.process import BrokenProcessPool
+
+    from conftest import quick_results
+
+    from reportgen.claims import catalog
+    from reportgen.config import BuildConfig
+    from reportgen.judging.runs import documented_numbers
+    from reportgen.publish.cache import Cache
+    from reportgen.render.drawing import Drawer
+    from reportgen.scheduler import Run
+    from reportgen.workers import Workers
+
+    config = BuildConfig(cache_dir=str(tmp_path / "cache"), figures=str(tmp_path / "figures"), format=("html",))
+    drawer = Drawer(config, Cache(config.cache_dir), Workers(start=lambda processes: InlineExecutor()))
+    drawer.submit(Run(EXPERIMENTS["variance"], results=quick_results("variance")),
+                  documented_numbers(catalog().of_family("variance")))
+    assert drawer.there(lambda fn, *args: None) is None and drawer.drawing() == 1  # still waiting
+    lost = Future()
+    lost.set_exception(BrokenProcessPool("a worker died"))
+    assert drawer.there(lambda fn, *args: lost) is lost and drawer.drawing() == 0
+    assert drawer.there(lambda fn, *args: lost) is None  # nothing left to take
+    figures, error = drawer.finish()["variance"]
+    assert error is None and figures
+
+
 def test_failed_drawing_fails_its_chapter_and_is_not_cached(tmp_path, monkeypatch):
     """A drawing that raises: its family gets the error (the chapter says it failed), no figure
     file is written and nothing is cached, so the next build draws again."""

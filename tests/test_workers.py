@@ -87,11 +87,13 @@ def test_a_job_that_fails_fails_as_it_would_here():
     assert isinstance(done[1], MemoryError)
 
 
-def test_the_pool_waits_at_a_normal_end_and_ends_at_once_on_an_interrupt():
+def test_the_pool_ends_its_workers_at_once_at_a_normal_end_and_on_an_interrupt():
+    """A done worker is not left to wind its interpreter down (0.6-0.8 s with torch loaded)."""
     executor = Done()
     with workers_on(executor) as pool:
         pool.offload(sum, [1])
-    assert executor.ended and not executor._processes[1].terminated
+    process = executor._processes[1]
+    assert process.terminated and process.joined and executor.ended
 
     executor = Done()
     with pytest.raises(KeyboardInterrupt), workers_on(executor) as pool:
@@ -173,6 +175,41 @@ def test_share_does_here_what_no_worker_can(crash):
     pool = workers_on(Done(crash))
     done = dict((job, future.result()) for job, future in pool.share(range(5), lambda x: -x, lambda x: (abs, x)))
     assert done == {x: -x for x in range(5)}
+
+
+def test_a_worker_with_nothing_left_to_begin_takes_meanwhiles_work_and_share_waits_for_it():
+    """Once every job is begun, the worker does `meanwhile`'s pieces (meanwhile.there) beside
+    this process (meanwhile.here) instead of waiting idle; share ends when the pieces it took are done."""
+    import threading
+    import time
+
+    class Meanwhile:
+        def __init__(self):
+            self.pieces, self.futures, self.lock, self.here_did = list(range(8)), [], threading.Lock(), 0
+
+        def take(self):
+            with self.lock:
+                return self.pieces.pop() if self.pieces else None
+
+        def here(self):
+            if self.take() is None:
+                return False
+            time.sleep(0.05)
+            self.here_did += 1
+            return True
+
+        def there(self, offload):
+            if self.take() is None:
+                return None
+            self.futures.append(offload(time.sleep, 0.05))
+            return self.futures[-1]
+
+    pool, meanwhile = workers_on(Threaded()), Meanwhile()
+    done = [job for job, _ in pool.share([1], lambda job: time.sleep(0.2), lambda job: (time.sleep, 0), meanwhile=meanwhile)]
+    assert done == [1] and meanwhile.pieces == []
+    assert meanwhile.futures and all(future.done() for future in meanwhile.futures)  # done when share ends
+    assert meanwhile.here_did + len(meanwhile.futures) == 8
+    pool.close()
 
 
 def test_share_keeps_a_jobs_own_failure_in_its_future_wherever_it_ran():

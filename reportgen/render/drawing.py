@@ -21,6 +21,7 @@ from reportgen.publish import cache
 
 FORMATS = ("svg", "png")
 WAITING = object()  # a job no process has yet: drawn here while this process would wait, or by finish()
+TAKEN = object()  # a job being handed to a process (for the moment between taking it and its Future)
 
 
 def formats_for(outputs):
@@ -72,12 +73,15 @@ class Drawer:
     """
 
     def __init__(self, config, store, pool=None):
+        import threading
+
         self.config = config
         self.store = store  # the build's Cache
         self.pool = pool  # the build's Workers; None: everything is drawn here
         self.formats = formats_for(config.format) or FORMATS
         self.jobs = []  # (Job, cached entries, a Future (a worker's, or drawn here), or WAITING)
         self.drawn = []  # (Job, entries, whether they came from the cache)
+        self.lock = threading.Lock()  # `there` takes jobs from a feeding thread of Workers.share
 
     def submit(self, run, documented):
         """A run's figures to draw; `documented` maps claim ids to printed numbers."""
@@ -86,16 +90,40 @@ class Drawer:
         entries = self.store.load(job.cache_name, job.digest, cache.check_figures)
         if entries is not None and not all(fmt in e for e in entries for fmt in self.formats):
             entries = None  # drawn by a build that needed other formats (or an older reportgen)
-        self.jobs.append((job, WAITING if entries is None else entries))
+        with self.lock:
+            self.jobs.append((job, WAITING if entries is None else entries))
+
+    def _take(self, end):
+        """(index, Job) of the first (end 0) or last (end -1) waiting job, now marked TAKEN; or None."""
+        with self.lock:
+            waiting = [index for index, (_, entries) in enumerate(self.jobs) if entries is WAITING]
+            if not waiting:
+                return None
+            index = waiting[end]
+            self.jobs[index] = (self.jobs[index][0], TAKEN)
+            return index, self.jobs[index][0]
 
     def here(self):
         """Draw the last waiting job in this process; whether there was one."""
-        for index in reversed(range(len(self.jobs))):
-            job, entries = self.jobs[index]
-            if entries is WAITING:
-                self.jobs[index] = (job, workers.done_here(self._draw_here, job))
-                return True
-        return False
+        taken = self._take(-1)
+        if taken is None:
+            return False
+        index, job = taken
+        self.jobs[index] = (job, workers.done_here(self._draw_here, job))
+        return True
+
+    def there(self, offload):
+        """Hand the first waiting job to a worker: the worker's Future, or None when no job waits
+        or no worker can take it (the job waits on). `offload(fn, *args)` is Workers.offload;
+        Workers.share calls this from its feeding thread once its own jobs are all taken, so
+        that a worker done with the experiments draws instead of waiting for the rest."""
+        taken = self._take(0)
+        if taken is None:
+            return None
+        index, job = taken
+        future = offload(*self._there(job))
+        self.jobs[index] = (job, WAITING if future is None else future)
+        return future
 
     def _there(self, job):
         """The function and arguments that draw a job in a worker."""
@@ -142,10 +170,13 @@ class Drawer:
             self._store(job, entries, cached)
 
     def _entries(self, job, entries):
-        """The entries: cached, drawn (a done Future: here or by a worker), or drawn now."""
+        """The entries: cached, drawn (a Future: here or by a worker), or drawn now (also a
+        job its worker lost, Workers.lost)."""
         if isinstance(entries, list):
             return entries
-        return self._draw_here(job) if entries is WAITING else entries.result()
+        if entries is WAITING or (self.pool is not None and self.pool.lost(entries)):
+            return self._draw_here(job)
+        return entries.result()
 
     def _store(self, job, entries, cached=False):
         """Write each figure's files; cache the entries unless they came from the cache.
