@@ -79,25 +79,34 @@ def _attributes(element, allowed, strict):
         if raw == "{http://www.w3.org/XML/1998/namespace}space":
             name = "xml:space"
         if name in allowed and not name.lower().startswith("on") and _value_ok(name, value):
-            out.append(Markup(' {}="{}"').format(Markup(name), value))
+            out.append(f' {name}="{escape(value)}"')  # the name is one of the allow-list's
         elif strict:
             raise Unsafe(f"attribute {name}={value!r} is not allowed")
-    return Markup("").join(out)
+    return "".join(out)
 
 
 def _rebuild(element, elements, attributes, strict, root_xmlns=None):
     """The element again from the allow-lists; an element not listed is dropped whole (strict: Unsafe)."""
+    parts = []
+    _write(element, elements, attributes, strict, parts, root_xmlns)
+    return Markup("".join(parts))
+
+
+def _write(element, elements, attributes, strict, parts, root_xmlns=None):
+    """Append the element's markup to `parts`: names from the allow-lists, text and values escaped
+    (as plain strings joined once: Markup.format per node took a third of a second a build)."""
     name = _local(element.tag)
     if name not in elements:
         if strict:
             raise Unsafe(f"element <{name}> is not allowed")
-        return Markup("")
-    xmlns = Markup(' xmlns="{}"').format(root_xmlns) if root_xmlns else Markup("")
-    inner = escape(element.text or "")
+        return
+    xmlns = f' xmlns="{escape(root_xmlns)}"' if root_xmlns else ""
+    parts.append(f"<{name}{xmlns}{_attributes(element, attributes, strict)}>")
+    parts.append(escape(element.text or ""))
     for child in element:
-        inner += _rebuild(child, elements, attributes, strict) + escape(child.tail or "")
-    head = Markup("<{}{}{}>").format(Markup(name), xmlns, _attributes(element, attributes, strict))
-    return head + inner + Markup("</{}>").format(Markup(name))
+        _write(child, elements, attributes, strict, parts)
+        parts.append(escape(child.tail or ""))
+    parts.append(f"</{name}>")
 
 
 def _parse(text, root):
