@@ -57,6 +57,10 @@ def run_all(config, progress, catalog, families, drawer=None, store=None, device
     store = store or open_cache(config, progress)
     chosen = selected(config, families)
     ready, todo = look_up(chosen, config, device, store)
+    if not todo and pool is not None and "pdf" in config.format:
+        from reportgen.render.report import ready_to_render
+
+        pool.warm(ready_to_render)  # no experiment for the workers: they ready the PDFs from now
     cold, cached = timing.plan(config, device, store, progress, ready, todo, formats)
     done = {}
     expected, _ = progress.estimates.experiments(cold, cached, workers_for(todo, device))

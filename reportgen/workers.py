@@ -54,6 +54,7 @@ class Workers:
         self.start = start or pool  # start(processes) -> an executor (tests pass their own)
         self.executor = None
         self.broken = self.processes < 1  # no worker to start: everything is done here
+        self.warmed = set()  # what warm() has had them run
 
     def __enter__(self):
         return self
@@ -77,7 +78,11 @@ class Workers:
 
     def warm(self, fn):
         """Start the workers now and have each run fn() (imports a later job needs), so that
-        they are ready when that job comes: they start on the cores this process leaves idle."""
+        they are ready when that job comes: they start on the cores this process leaves idle.
+        Once per fn: a stage that warms for itself does nothing when an earlier one has."""
+        if fn in self.warmed:
+            return
+        self.warmed.add(fn)
         self.ready()
         if not self.broken:
             try:

@@ -274,3 +274,15 @@ def test_on_one_core_no_worker_starts_and_everything_is_done_here(monkeypatch):
     pool = Workers(start=no_start)
     assert pool.offload(sum, [1]) is None and not pool.started()
     assert sorted(job for job, _ in pool.share(range(4), lambda x: x, lambda x: (abs, x))) == [0, 1, 2, 3]
+
+
+def test_warming_twice_for_the_same_jobs_runs_the_imports_once():
+    """The build warms the workers for the PDFs as soon as it knows no experiment needs them, and
+    the pdf stage asks again: the second call does nothing."""
+    executor = Threaded()
+    pool = workers_on(executor)
+    pool.warm(dict)
+    warmed = len(executor.submitted)
+    pool.warm(dict)
+    assert len(executor.submitted) == warmed
+    pool.close()

@@ -170,7 +170,7 @@ def render_pdf(html, info):
         return headercells.associate_headers(pdf, html)
 
 
-def _ready_to_render():
+def ready_to_render():
     """Worker side: import what rendering a PDF needs (a second of start-up), before the first one."""
     import weasyprint  # noqa: F401
 
@@ -292,14 +292,27 @@ def _pdf_stage(ctx, printed, marks, build, results_json, info, store, progress, 
             f"PDF/UA-1), {len(printed) - len(typeset)} from the cache{also}" if typeset
             else f"all {len(printed)} PDFs from the cache{also}")
     kind, expected = _pdf_estimate(progress, printed, missing)
+    finished = {}
+
+    def finish(pdfs_by_name, stamped=True):
+        for name, pdf in pdfs_by_name.items():
+            if name in marks:  # report.pdf and the handout: the id stamped, results.json attached
+                pdf = stamp.stamp(pdf, build, marks[name]) if stamped and marks[name] else pdf
+                if pdf is None:
+                    continue  # cannot be stamped exactly: rendered with the id, below
+                pdf = attach_results(pdf, results_json, info)
+            finished[name] = pdf
+
+    def first():  # this process's, while the workers typeset: the screen pages, the cached PDFs finished
+        screen()
+        finish({name: pdf for name, (_, pdf) in cached.items() if pdf is not None})
+
     with progress.stage("pdf", what, kind=kind, expected=expected):
-        rendered = pdfs(printed, info, store, pool=pool, first=screen, cached=cached)
-        named = {name: stamp.stamp(rendered[name], build, marks[name]) if marks[name] else rendered[name]
-                 for name in marks}
-        again = {name: render_html(ctx, "print", f"{name}.html.j2") for name, pdf in named.items() if pdf is None}
-        named.update(pdfs(again, info, store, pool=pool) if again else {})
-        rendered.update((name, attach_results(pdf, results_json, info)) for name, pdf in named.items())
-    return rendered
+        rendered = pdfs(printed, info, store, pool=pool, first=first, cached=cached)
+        finish({name: rendered[name] for name in missing})
+        again = {name: render_html(ctx, "print", f"{name}.html.j2") for name in marks if name not in finished}
+        finish(pdfs(again, info, store, pool=pool) if again else {}, stamped=False)
+    return finished
 
 
 def write(sections, catalog, info, config, timings, store, progress=None, pool=None):
@@ -314,7 +327,7 @@ def write(sections, catalog, info, config, timings, store, progress=None, pool=N
 
     progress = progress or Progress(quiet=True)
     if "pdf" in config.format and pool is not None:
-        pool.warm(_ready_to_render)  # while this process lays the pages out (none on one core)
+        pool.warm(ready_to_render)  # while this process lays the pages out (none on one core)
     out = Path(config.output)
     results_json = json.dumps(results_document(sections, catalog, info, config.title), indent=1, ensure_ascii=False)
     build = hashlib.sha256(results_json.encode()).hexdigest()[:16]
