@@ -56,3 +56,9 @@ def test_build_hook_writes_the_commit(tmp_path):
     )
     subprocess.run([sys.executable, "-c", code], cwd=root, check=True, capture_output=True)
     assert json.loads((tmp_path / "reportgen" / "_build.json").read_text())["commit"] == commit
+
+
+@pytest.mark.parametrize("cores, said", [(1, ", 1 core"), (2, ", 2 cores"), (None, ", 1 core")])
+def test_the_cpu_is_named_with_its_cores_counted_in_english(monkeypatch, cores, said):
+    monkeypatch.setattr(provenance.os, "cpu_count", lambda: cores)
+    assert provenance.device_name("cpu").endswith(said)

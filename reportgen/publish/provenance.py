@@ -86,7 +86,8 @@ def device_name(device):
                     break
     except OSError:
         pass
-    return f"CPU: {cpu}, {os.cpu_count()} cores"
+    cores = os.cpu_count() or 1
+    return f"CPU: {cpu}, {cores} core{'' if cores == 1 else 's'}"
 
 
 def collect(config, device, when):
