@@ -119,7 +119,8 @@ class Estimates:
             seconds, ok = self.of(stage, kind)
             total += seconds
             known = known and ok
-        what = f"{len(cold)} of {len(cold) + len(cached)} experiments to run" if cold else "everything cached"
+        what = (f"{len(cold)} of {len(cold) + len(cached)} experiments to run" if cold
+                else "everything cached, more if a PDF's pages changed" if "pdf" in formats else "everything cached")
         basis = "this machine's last builds" if known else "typical times on 2 CPU cores"
         return total, f"{what}; {basis}"
 
