@@ -1,3 +1,3 @@
-from reportgen.cli import run
+from reportgen.cli import command
 
-run()
+command()

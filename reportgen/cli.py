@@ -302,15 +302,17 @@ def show_config(config_file, key):
 main.add_command(diff)
 
 
-def run():
+def command():
     """The `reportgen` command: main(), then out of the process at once.
 
     A build leaves this process full of torch, Matplotlib and WeasyPrint objects, and the
     interpreter's tidy exit frees them one by one: 0.7 s after a cold quick build, for memory
     the system takes back at once anyway. By the time main() returns, every file reportgen
-    writes is closed and in place (written atomically) and its workers are ended; only the
-    standard streams are left to flush.
+    writes is closed and in place (written atomically) and its workers are ended; what is left
+    is run here: the libraries' exit handlers (Matplotlib removes the temporary config folder it
+    makes where its own is not writable), logging's, and the standard streams' flush.
     """
+    import atexit
     import logging
     import sys
 
@@ -324,6 +326,7 @@ def run():
     elif not isinstance(code, int):
         print(code, file=sys.stderr)  # what sys.exit("message") does
         code = 1
+    atexit._run_exitfuncs()  # noqa: SLF001 (what a normal exit runs first; os._exit runs none)
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):
         try:

@@ -208,7 +208,9 @@ class Workers:
         """End the workers now and wait until they are gone, whether the build is done or is
         stopping. A worker holds nothing to save (every value it made is handed back by then);
         letting a done one wind its interpreter down (torch and Matplotlib freed object by
-        object) kept a finished build waiting 0.6-0.8 s."""
+        object) kept a finished build waiting 0.6-0.8 s. The worker's exit handlers do not run:
+        the one that matters is Matplotlib's, which removes the temporary config folder it makes
+        where its own is not writable (it warns to set MPLCONFIGDIR): that folder is left."""
         if self.executor is not None:
             stop_now(self.executor)
 

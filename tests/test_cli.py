@@ -290,8 +290,9 @@ def test_full_profile_on_cpu_says_how_long(tmp_path):
 @pytest.mark.parametrize("raised, code", [(SystemExit(0), 0), (SystemExit(None), 0), (SystemExit(2), 2),
                                           (SystemExit("a message"), 1), (None, 0)])
 def test_the_command_leaves_with_mains_status_its_streams_flushed(monkeypatch, capsys, raised, code):
-    """`reportgen` (cli.run) skips the interpreter's tidy exit but keeps main()'s exit status
-    and what it printed, as sys.exit would."""
+    """`reportgen` (cli.command) skips the interpreter's tidy exit but keeps main()'s exit status
+    and what it printed, as sys.exit would, and runs the exit handlers libraries registered."""
+    import atexit
     from reportgen import cli
 
     def main():
@@ -299,10 +300,11 @@ def test_the_command_leaves_with_mains_status_its_streams_flushed(monkeypatch, c
         if raised is not None:
             raise raised
 
-    left = []
+    left, handled = [], []
     monkeypatch.setattr(cli, "main", main)
     monkeypatch.setattr(cli.os, "_exit", left.append)
-    cli.run()
+    monkeypatch.setattr(atexit, "_run_exitfuncs", lambda: handled.append("cleaned up"))  # not this pytest's own
+    cli.command()
     out, err = capsys.readouterr()
-    assert left == [code] and out == "printed"
+    assert left == [code] and out == "printed" and handled == ["cleaned up"]
     assert err == ("a message\n" if code == 1 else "")

@@ -87,7 +87,7 @@ def test_wheel_contains_code_and_entry_point(wheel):
     for module in ("reportgen/__init__.py", "reportgen/cli.py", "reportgen/experiments/__init__.py", "reportgen/templates/__init__.py"):
         assert module in names, module
     (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]  # the command stays reportgen
-    assert "reportgen = reportgen.cli:run" in wheel[entry_points].decode()
+    assert "reportgen = reportgen.cli:command" in wheel[entry_points].decode()
     assert not any("__pycache__" in n or n.startswith("tests/") for n in names)
 
 

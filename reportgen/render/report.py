@@ -312,7 +312,7 @@ def _pdf_stage(ctx, printed, marks, build, results_json, info, store, progress, 
         finish({name: rendered[name] for name in missing})
         again = {name: render_html(ctx, "print", f"{name}.html.j2") for name in marks if name not in finished}
         finish(pdfs(again, info, store, pool=pool) if again else {}, stamped=False)
-    return finished
+    return {name: finished[name] for name in printed}  # one order, whichever came from the cache
 
 
 def write(sections, catalog, info, config, timings, store, progress=None, pool=None):
