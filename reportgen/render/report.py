@@ -292,10 +292,11 @@ def _pdf_stage(ctx, printed, marks, build, results_json, info, store, progress, 
             f"PDF/UA-1), {len(printed) - len(typeset)} from the cache{also}" if typeset
             else f"all {len(printed)} PDFs from the cache{also}")
     kind, expected = _pdf_estimate(progress, printed, missing)
-    finished = {}
+    finished, tried = {}, set()
 
     def finish(pdfs_by_name, stamped=True):
         for name, pdf in pdfs_by_name.items():
+            tried.add(name)
             if name in marks:  # report.pdf and the handout: the id stamped, results.json attached
                 pdf = stamp.stamp(pdf, build, marks[name]) if stamped and marks[name] else pdf
                 if pdf is None:
@@ -309,7 +310,7 @@ def _pdf_stage(ctx, printed, marks, build, results_json, info, store, progress, 
 
     with progress.stage("pdf", what, kind=kind, expected=expected):
         rendered = pdfs(printed, info, store, pool=pool, first=first, cached=cached)
-        finish({name: rendered[name] for name in missing})
+        finish({name: rendered[name] for name in printed if name not in tried})  # first() did the cached ones
         again = {name: render_html(ctx, "print", f"{name}.html.j2") for name in marks if name not in finished}
         finish(pdfs(again, info, store, pool=pool) if again else {}, stamped=False)
     return {name: finished[name] for name in printed}  # one order, whichever came from the cache
