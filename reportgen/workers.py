@@ -9,8 +9,8 @@ workers at the same time and gives back each job's outcome as a Future. One poli
   `Unknown`): the job is done here, with the same numbers. The pool is not used again.
 - Any other exception the job raised is the job's own failure: its Future raises it as if the
   job had run here, and the stage reports it as it would its own.
-- Ctrl-C, SIGTERM or any error that leaves the `with`: the workers are ended at once and
-  waited for. Workers never write files; they hand values back, and the build process writes
+- However the `with` is left (done, Ctrl-C, SIGTERM, any error): the workers are ended at
+  once and waited for. Workers never write files; they hand values back, and the build process writes
   (atomically, after the report), so nothing written is lost and nothing is half written.
 
 Two things go wrong when a build is interrupted: a signal that lands while a worker is being

@@ -68,8 +68,8 @@ class Drawer:
     the report, so an interrupted build leaves the figures of the previous one as they were.
     The workers are the build's (reportgen.workers), which ends them however the build ends.
     Cached figures are never redrawn. The experiments come first: a job waits for this process
-    to be idle (`here`, which the experiments' scheduler calls while it waits for a worker),
-    and `finish` shares out the rest with the workers.
+    to be idle (`here`, which the experiments' scheduler calls while it waits for a worker) or
+    for a worker with no experiment left to begin (`there`), and `finish` shares out the rest.
     """
 
     def __init__(self, config, store, pool=None):
@@ -79,7 +79,7 @@ class Drawer:
         self.store = store  # the build's Cache
         self.pool = pool  # the build's Workers; None: everything is drawn here
         self.formats = formats_for(config.format) or FORMATS
-        self.jobs = []  # (Job, cached entries, a Future (a worker's, or drawn here), or WAITING)
+        self.jobs = []  # (Job, cached entries, a Future (a worker's, or drawn here), WAITING or TAKEN)
         self.drawn = []  # (Job, entries, whether they came from the cache)
         self.lock = threading.Lock()  # `there` takes jobs from a feeding thread of Workers.share
 
