@@ -414,6 +414,29 @@ def test_one_sheet_per_document(sheets, quick_build):
         assert reader.metadata.title.startswith("Errata sheet")
 
 
+def test_statements_not_checkable_are_on_their_sheet(sheets, pdf, quick_build):
+    """Each sheet ends with its document's statements no measurement can decide; report.pdf
+    counts them and names the sheets (its B.3 holds no quote); report.html lists them all."""
+    unchecked = quick_build.results["not_checkable"]
+    assert unchecked
+    for doc, (_, texts) in sheets.items():
+        mine = [u for u in unchecked if u["doc"] == doc]
+        everything = same("\n".join(texts))
+        assert ("Statements no measurement can decide" in everything) == bool(mine), doc
+        for u in mine:  # three plain words of each quote (math is typeset; a cell may wrap them)
+            words = re.search(r"[A-Za-z]{2,}(?: [A-Za-z]{2,}){2}", same(u["quote"]))
+            assert words is None or re.search(r"\s+".join(words[0].split()), everything), (doc, u["quote"])
+    report = same("\n".join(pdf[1]))
+    b3 = report[report.index("B.3 Statements no measurement can decide", report.index("B.2 References")):]
+    assert f"{len(unchecked)} statements" in b3
+    for doc in sorted({u["doc"] for u in unchecked}):
+        assert f"{sum(u['doc'] == doc for u in unchecked)} in errata-{doc}.pdf" in b3
+    assert "Why not checked" not in b3
+    table = quick_build.html[quick_build.html.index('id="not-checkable"'):]
+    table = table[: table.index("</table>")]
+    assert table.count("<tr>") == len(unchecked) + 1  # the header and one row each
+
+
 def test_report_pdf_has_no_register(pdf, quick_build):
     """report.pdf leaves the register to the sheets: no passage quoted with its rows, at most 60 pages."""
     reader, texts = pdf

@@ -2,7 +2,8 @@
 
 A sheet is for the instructor who teaches from one document: how to cite it, its counts,
 its material errors beside the correct statement, its minor slips, then every statement
-checked, in the document's order. A sheet holds nothing of the other documents or of the
+checked, in the document's order, and last the statements no measurement can decide, each
+with its reason (report.pdf counts them and points here; report.html lists them all). A sheet holds nothing of the other documents or of the
 build as a whole (no build id, no overall counts), so its PDF is cached on its own
 content: a change to one document's claims renders that sheet alone again.
 """
@@ -51,8 +52,8 @@ def material_rows(found_doc):
 
 
 def sheets(catalog, rows, found, documents, profile_warning):
-    """[{doc, name, title, reference, counts, material, minor, partly, passages}] for each
-    document with a judged statement, in the catalog's order."""
+    """[{doc, name, title, reference, counts, material, minor, partly, passages, unchecked}]
+    for each document with a judged statement, in the catalog's order."""
     by_doc = {d["doc"]: d for d in found["documents"]}
     reference = {d["id"]: d for d in documents}
     out = []
@@ -75,6 +76,7 @@ def sheets(catalog, rows, found, documents, profile_warning):
             "minor": by_doc[doc]["minor"] if doc in by_doc else [],
             "partly": by_doc[doc]["partly"] if doc in by_doc else [],
             "passages": _groups(mine),
+            "unchecked": [u for u in catalog.unchecked if u.doc == doc],
             "profile_warning": profile_warning,
         })
     return out
