@@ -209,8 +209,9 @@ class Workers:
         stopping. A worker holds nothing to save (every value it made is handed back by then);
         letting a done one wind its interpreter down (torch and Matplotlib freed object by
         object) kept a finished build waiting 0.6-0.8 s. The worker's exit handlers do not run:
-        the one that matters is Matplotlib's, which removes the temporary config folder it makes
-        where its own is not writable (it warns to set MPLCONFIGDIR): that folder is left."""
+        the one that mattered was Matplotlib's, which removes the temporary config folder it
+        makes where its own is not writable; the build gives the workers one of its own first
+        (reportgen.render.figures.shared_config_dir)."""
         if self.executor is not None:
             stop_now(self.executor)
 
@@ -242,6 +243,9 @@ def pool(workers=2):
     """Spawned worker processes that end with the build, however it ends."""
     from concurrent.futures import ProcessPoolExecutor
 
+    from reportgen.render.figures import shared_config_dir
+
+    shared_config_dir()  # set in the environment the workers inherit, removed when this process exits
     context = multiprocessing.get_context("spawn")  # no fork after torch's threads start
     return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_start,
                                initargs=(os.getpid(),))

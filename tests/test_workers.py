@@ -1,4 +1,5 @@
-"""The one policy of the build's worker processes (reportgen.workers), without starting any."""
+"""The one policy of the build's worker processes (reportgen.workers), without starting any
+(but for the few tests that need a real one)."""
 
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
@@ -286,3 +287,59 @@ def test_warming_twice_for_the_same_jobs_runs_the_imports_once():
     pool.warm(dict)
     assert len(executor.submitted) == warmed
     pool.close()
+
+
+def test_matplotlib_gets_one_config_folder_where_its_own_is_not_writable(tmp_path, monkeypatch):
+    """With no writable config folder (a read-only home), the build makes one before it spawns
+    workers, in the environment they inherit; with one, it leaves Matplotlib alone."""
+    import os
+    import tempfile
+
+    from reportgen.render.figures import shared_config_dir
+
+    monkeypatch.delenv("MPLCONFIGDIR", raising=False)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    assert shared_config_dir() is None and "MPLCONFIGDIR" not in os.environ
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "a-file"))  # not a folder, even for root
+    folder = shared_config_dir()
+    assert folder and os.environ["MPLCONFIGDIR"] == folder
+    assert os.path.dirname(folder) == str(tmp_path) and os.path.basename(folder).startswith("reportgen-matplotlib-")
+    assert shared_config_dir() is None  # set already: this process and its workers use it
+
+
+LEAK_CHECK = """
+import atexit, os, sys
+from reportgen import workers
+def configdir():
+    import matplotlib
+    return matplotlib.get_configdir()
+if __name__ == "__main__":
+    pool = workers.pool(1)
+    print(pool.submit(configdir).result())
+    workers.stop_now(pool)  # as the build ends its workers: their exit handlers do not run
+    atexit._run_exitfuncs()  # as reportgen.cli.command does before it leaves
+    os._exit(0)
+"""
+
+
+def test_a_build_with_a_read_only_home_leaves_no_matplotlib_folder(tmp_path):
+    """Where Matplotlib's own config folder is not writable, the workers use the build's folder,
+    and it is gone when the build is: nothing left in the temporary folder."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "home-file").write_text("")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    (tmp_path / "leak.py").write_text(LEAK_CHECK)
+    env = {k: v for k, v in os.environ.items() if k != "MPLCONFIGDIR"}
+    env.update(XDG_CONFIG_HOME=str(tmp_path / "home-file"), XDG_CACHE_HOME=str(tmp_path / "home-file"),
+               TMPDIR=str(scratch))
+    done = subprocess.run([sys.executable, str(tmp_path / "leak.py")], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert os.path.basename(done.stdout.strip()).startswith("reportgen-matplotlib-")
+    assert list(scratch.iterdir()) == []
