@@ -414,6 +414,37 @@ def test_one_sheet_per_document(sheets, quick_build):
         assert reader.metadata.title.startswith("Errata sheet")
 
 
+def test_every_claim_shows_its_id_on_its_sheet(sheets, quick_build):
+    """The reasons, report.pdf's references and results.json name rows by claim id: each row of a
+    sheet shows its id, so a reader of the PDF can find the row an id names."""
+    for doc, (_, texts) in sheets.items():
+        everything = re.sub(r"-\s+", "-", same("\n".join(texts)))  # an id may wrap after a hyphen
+        for claim in quick_build.results["claims"]:
+            if claim["doc"] == doc:
+                assert claim["id"] in everything, (doc, claim["id"])
+
+
+def test_a_passage_wrong_in_several_numbers_is_one_row_of_its_sheet():
+    """A quote wrong in each of its numbers is quoted once, its values one a line, labelled only
+    where the printed values do not tell them apart, each correction once."""
+    from reportgen.render import errata
+
+    def row(label, documented, correct=""):
+        return {"section": "S", "quote": "probs = [0.1, 0.2]", "doc": "000", "label": label,
+                "documented": documented, "headline": "x", "table": "T1", "j": object(), "correct": correct}
+
+    found = {"material": [{"section": "S", "items": [
+        {"correct": "", "rows": [row("p1", "0.1"), row("p2", "0.2")]},
+        {"correct": "They add to 1.", "rows": [row("sum", "[0.1, 0.2]")]},
+        {"correct": "They add to 1.", "rows": [row("again", "[0.1, 0.2]")]},
+    ]}]}
+    [merged] = errata.material_rows(found)
+    assert [r["label"] for r in merged["rows"]] == ["p1", "p2", "sum", "again"]
+    assert merged["corrections"] == ["They add to 1."] and merged["labelled"]  # two print [0.1, 0.2]
+    found["material"][0]["items"].pop()
+    assert not errata.material_rows(found)[0]["labelled"]
+
+
 def test_statements_not_checkable_are_on_their_sheet(sheets, pdf, quick_build):
     """Each sheet ends with its document's statements no measurement can decide; report.pdf
     counts them and names the sheets (its B.3 holds no quote); report.html lists them all."""

@@ -40,14 +40,25 @@ def _groups(rows):
 
 
 def material_rows(found_doc):
-    """The sheet's table of material errors: one row per passage and correction, in document order."""
+    """The sheet's table of material errors: one row per passage, in document order, with what was
+    measured and each correction (a passage wrong in several numbers is quoted once, not once
+    for each)."""
     out = []
     for group in found_doc["material"]:
         for item in group["items"]:
             for passage in _groups(item["rows"]):
                 shown = [v for r in passage["rows"] for v in measured_values(r)]
+                tables = {r["table"] for r in passage["rows"] if r["table"]}
+                if out and (out[-1]["section"], out[-1]["quote"]) == (group["section"], passage["quote"]):
+                    last = out[-1]
+                    last["rows"] += shown
+                    last["corrections"] += [item["correct"]] if item["correct"] and item["correct"] not in last["corrections"] else []
+                    last["tables"] = sorted(set(last["tables"]) | tables)
+                    continue
                 out.append({"section": group["section"], "quote": passage["quote"], "rows": shown,
-                            "correct": item["correct"], "tables": sorted({r["table"] for r in passage["rows"] if r["table"]})})
+                            "corrections": [item["correct"]] if item["correct"] else [], "tables": sorted(tables)})
+    for row in out:  # a value's label only where the printed values do not tell them apart
+        row["labelled"] = len({str(r["documented"]) for r in row["rows"]}) < len(row["rows"])
     return out
 
 
