@@ -22,6 +22,9 @@ def svg(tex):
     # ziamath parses through latex2mathml too: raw markup from \\text{<…>} made it fail halfway
     # and leave state behind that changed every later formula's width. Such LaTeX never gets there.
     safemarkup.mathml(convert(tex))
+    # Each glyph as a path of its own, not a <symbol> drawn by <use>: WeasyPrint draws a <use>
+    # through a nested viewport, which made a formula take half as long again to draw.
+    ziamath.config.svg2 = False
     TYPESET[tex] = safemarkup.svg(ziamath.Math.fromlatex(tex, size=PX_PER_EM).svg())
     return TYPESET[tex]
 
