@@ -106,8 +106,9 @@ def test_pdf_benchmark_renders_tiny():
 
     page = "<html><head><title>t</title></head><body><h1>T</h1><p>x</p></body></html>"
     result, text = check_result("bench_pdf", bench_pdf.measure(("quick",), 1, html={"quick": {
-        "report": page, "handout": page}}))
-    assert [r["pdf"] for r in result["profiles"][0]["pdfs"]] == ["report", "handout"]
+        "report": page, "handout": page, "errata-000": page}}))
+    assert [r["pdf"] for r in result["profiles"][0]["pdfs"]] == ["report", "handout", "errata-000"]
+    assert "| all 3 | 3 |" in text  # the pdf stage's whole work, as a cold build shares it out
     assert result["profiles"][0]["pdfs"][0]["pages"] == 1
     # print_html replaces report.pdfs with a function of the same parameters.
     assert list(inspect.signature(report.pdfs).parameters)[:3] == ["named", "info", "store"]
