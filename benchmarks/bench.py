@@ -12,7 +12,8 @@ the system temp directory (removed afterwards), so the repository's output/, fig
 .reportgen-cache/ are never touched. Its peak memory is the largest resident set of the
 build and the worker processes it waited for (os.wait4's ru_maxrss, what GNU time -v
 reports), taken by a small process that starts the build: Linux carries a peak over fork and
-exec, so a build started from this process would count this process's own size. The cases (the README's; the nightly's quick size runs the quick ones):
+exec, so a build started from this process would count this process's own size. The cases
+(the README's; the nightly's quick size runs the quick ones):
 
   quick cold      --profile quick --no-cache, a fresh output folder and cache folder per run
   quick cached    --profile quick with nothing changed, in the last quick cold run's folder

@@ -307,6 +307,10 @@ def test_matplotlib_gets_one_config_folder_where_its_own_is_not_writable(tmp_pat
     assert folder and os.environ["MPLCONFIGDIR"] == folder
     assert os.path.dirname(folder) == str(tmp_path) and os.path.basename(folder).startswith("reportgen-matplotlib-")
     assert shared_config_dir() is None  # set already: this process and its workers use it
+    monkeypatch.delenv("MPLCONFIGDIR")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "a-file"))  # its font cache has no home either
+    assert shared_config_dir() is not None
 
 
 LEAK_CHECK = """

@@ -350,9 +350,11 @@ def context(sections, catalog, info, config, build):
     found["unsaid"] = story.unsaid(catalog, rows)
     documents, papers = references(catalog, sections, info, config)
     meta = title_block(config, info, build)
+    sheets = errata.sheets(catalog, rows, found, documents, meta["profile_warning"])
+    sheeted = {sheet["doc"] for sheet in sheets}
     return {
         "meta": meta,
-        "sheets": errata.sheets(catalog, rows, found, documents, meta["profile_warning"]),
+        "sheets": sheets,
         "handout_errors": errata.handout_errors(found, documents),
         "info": info,
         "sections": chapters,
@@ -362,6 +364,7 @@ def context(sections, catalog, info, config, build):
         "coverage": coverage([j for s in sections for j in s.judged], catalog.documents, catalog.unchecked),
         "family_wise": family_wise([j for s in sections for j in s.judged]),
         "unchecked": list(catalog.unchecked),
+        "unchecked_without_sheet": [u for u in catalog.unchecked if u.doc not in sheeted],  # report.pdf lists these
         "totals": found["counts"],
         "n_statements": found["n_statements"],
         "n_checks": found["tally"]["checks"],

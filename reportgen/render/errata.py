@@ -3,9 +3,10 @@
 A sheet is for the instructor who teaches from one document: how to cite it, its counts,
 its material errors beside the correct statement, its minor slips, then every statement
 checked, in the document's order, and last the statements no measurement can decide, each
-with its reason (report.pdf counts them and points here; report.html lists them all). A sheet holds nothing of the other documents or of the
-build as a whole (no build id, no overall counts), so its PDF is cached on its own
-content: a change to one document's claims renders that sheet alone again.
+with its reason (report.pdf counts them and points here; report.html lists them all). A
+sheet holds nothing of the other documents or of the build as a whole (no build id, no
+overall counts), so its PDF is cached on its own content: a change to one document's claims
+renders that sheet alone again.
 """
 
 from reportgen.judging.tally import statements, verdict_counts
@@ -49,14 +50,14 @@ def material_rows(found_doc):
             for passage in _groups(item["rows"]):
                 shown = [v for r in passage["rows"] for v in measured_values(r)]
                 tables = {r["table"] for r in passage["rows"] if r["table"]}
-                if out and (out[-1]["section"], out[-1]["quote"]) == (group["section"], passage["quote"]):
-                    last = out[-1]
-                    last["rows"] += shown
-                    last["corrections"] += [item["correct"]] if item["correct"] and item["correct"] not in last["corrections"] else []
-                    last["tables"] = sorted(set(last["tables"]) | tables)
-                    continue
-                out.append({"section": group["section"], "quote": passage["quote"], "rows": shown,
-                            "corrections": [item["correct"]] if item["correct"] else [], "tables": sorted(tables)})
+                if not out or (out[-1]["section"], out[-1]["quote"]) != (group["section"], passage["quote"]):
+                    out.append({"section": group["section"], "quote": passage["quote"], "rows": [],
+                                "corrections": [], "tables": []})
+                last = out[-1]
+                last["rows"] += shown
+                if item["correct"] and item["correct"] not in last["corrections"]:
+                    last["corrections"].append(item["correct"])
+                last["tables"] = sorted(set(last["tables"]) | tables)
     for row in out:  # a value's label only where the printed values do not tell them apart
         row["labelled"] = len({str(r["documented"]) for r in row["rows"]}) < len(row["rows"])
     return out

@@ -24,16 +24,18 @@ def shared_config_dir():
     import tempfile
     from pathlib import Path
 
+    def writable(variable, default):  # Matplotlib's own test, for its config and its cache folder
+        try:
+            folder = Path(os.environ.get(variable) or default).expanduser().resolve() / "matplotlib"
+            folder.mkdir(parents=True, exist_ok=True)
+            return os.access(folder, os.W_OK) and folder.is_dir()
+        except (OSError, RuntimeError):
+            return False
+
     if os.environ.get("MPLCONFIGDIR") or not sys.platform.startswith(("linux", "freebsd")):
         return None
-    base = os.environ.get("XDG_CONFIG_HOME") or "~/.config"
-    try:
-        folder = Path(base).expanduser().resolve() / "matplotlib"
-        folder.mkdir(parents=True, exist_ok=True)
-        if os.access(folder, os.W_OK) and folder.is_dir():
-            return None
-    except (OSError, RuntimeError):
-        pass
+    if writable("XDG_CONFIG_HOME", "~/.config") and writable("XDG_CACHE_HOME", "~/.cache"):
+        return None
     try:
         folder = tempfile.mkdtemp(prefix="reportgen-matplotlib-")
     except OSError:
