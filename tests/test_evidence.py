@@ -121,3 +121,27 @@ def test_templates_type_no_measured_number():
             if re.search(r"\d", line) and not structural.match(line):
                 found.append(f"{path.name}: {line[:80]}")
     assert not found, found
+
+
+def test_no_verdict_rests_on_too_few_draws():
+    """Two draws, however narrow their interval, decide nothing; the measured text said so, and
+    now the verdict agrees with it."""
+    for lo, hi in ((0.8, 0.9), (1.0, 1.0)):
+        j = judge.judge(make(margin=0.05), Measurement(0.85 if lo != hi else 1.0, lo, hi, n=2, level=0.99))
+        assert j.verdict == INCONCLUSIVE, j.sentence
+        assert "too few draws to decide" in j.measured and "2 draws are too few to decide" in j.sentence
+
+
+def test_identical_draws_decide_only_where_a_sign_test_would():
+    """Every seed gave the same grid value: a t interval of zero width is no 99% evidence with
+    5 draws (0.5⁵ > 1%), and is with 7 (0.5⁷ < 1%)."""
+    claim = make(rule="at_least", threshold=2, documented="essential", margin=None)
+    five = judge.judge(claim, Measurement(4.0, 4.0, 4.0, n=5, level=0.99))
+    assert five.verdict == INCONCLUSIVE
+    assert "all 5 draws came out the same" in five.sentence and "needs 7" in five.sentence
+    seven = judge.judge(claim, Measurement(4.0, 4.0, 4.0, n=7, level=0.99))
+    assert seven.verdict == CONFIRMED, seven.sentence
+    spread = judge.judge(claim, Measurement(4.0, 3.0, 5.0, n=5, level=0.99))
+    assert spread.verdict == CONFIRMED  # an interval with width is judged as it is
+    exact = judge.judge(claim, Measurement(4.0))  # a computed value has no draws to count
+    assert exact.verdict == CONFIRMED

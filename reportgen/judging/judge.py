@@ -27,7 +27,9 @@ never a verdict. The rules:
 - unverifiable: nothing in this run can decide it; the claim's `reason` says what would.
 
 A measurement that says its evidence cannot decide (`undecided`: a language model that does
-not beat its bigram baseline) makes any verdict inconclusive, with that reason.
+not beat its bigram baseline), or whose interval no verdict can rest on (too few draws, or
+identical draws fewer than a sign test needs: reportgen.judging.verdicts.why_too_few), makes
+any verdict inconclusive, with that reason.
 
 A contradicted verdict carries a severity: material (a reader would learn something
 false) or minor (rounding, rounding order, presentation). The claim may say which;
@@ -55,7 +57,10 @@ from reportgen.judging.verdicts import (
     documented_value,
     finite,
     measured_text,
+    why_too_few,
 )
+
+DECISIVE = (CONFIRMED, CONTRADICTED, PARTLY)
 
 MINOR_RELATIVE = 0.01  # an exact value off by at most 1% is a rounding-size slip unless the claim says otherwise
 
@@ -293,10 +298,12 @@ def judge(claim, measurement):
     if measurement is None:
         return unavailable(claim, "no measurement")
     verdict, measured, tolerance, sentence, deviation = RULES[claim.rule](claim, measurement)
-    if measurement.undecided and verdict != INCONCLUSIVE:
-        # Evidence that cannot decide (a model that did not learn): the numbers stay, the verdict goes.
-        verdict, tolerance, sentence = (INCONCLUSIVE, f"{tolerance}; not decisive: {measurement.undecided}",
-                                        f"Inconclusive: {measurement.undecided}. (On these numbers: {sentence})")
+    # Evidence that cannot decide (a model that did not learn, too few draws): the numbers stay,
+    # the verdict goes.
+    undecided = measurement.undecided or (why_too_few(measurement) if verdict in DECISIVE else None)
+    if undecided and verdict != INCONCLUSIVE:
+        verdict, tolerance, sentence = (INCONCLUSIVE, f"{tolerance}; not decisive: {undecided}",
+                                        f"Inconclusive: {undecided}. (On these numbers: {sentence})")
     severity = _severity(claim, verdict, deviation, measurement)
     return Judged(claim, measurement, verdict, measured, tolerance,
                   _finish(claim, verdict, sentence, severity, measurement), severity)

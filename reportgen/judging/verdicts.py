@@ -114,14 +114,31 @@ def has_interval(m):
 
 
 def too_few(m):
-    """An interval from so few draws, or so wide, that no verdict can rest on it."""
+    """An interval from so few draws, or so wide, that the report prints no interval for it."""
     if isinstance(m.value, (tuple, list)) or m.lo is None or m.hi is None:
         return False
     if not (finite(m.lo) and finite(m.hi)):
         return True
-    if m.n is not None and m.n < 3:
-        return True
-    return m.lo > 0 and m.hi / m.lo > 1e4
+    return why_too_few(m) is not None or (m.lo > 0 and m.hi / m.lo > 1e4)
+
+
+def why_too_few(m):
+    """Why no verdict can rest on a measurement's draws, in words; None when one can.
+
+    Fewer than 3 draws; or draws that all came out the same (a rate on a grid, a count), whose
+    t interval has zero width and so claims a certainty the draws do not give: such a sample
+    decides only where a sign test would, when n equal draws leave at most the interval's miss
+    rate (0.5ⁿ ≤ 1 − level: 7 draws at 99%). A wide interval wholly beyond a threshold decides.
+    """
+    if isinstance(m.value, (tuple, list)) or not (finite(m.lo) and finite(m.hi)) or not m.n:
+        return None
+    if m.n < 3:
+        return f"{m.n} draw{' is' if m.n == 1 else 's are'} too few to decide"
+    if m.interval == "CI" and m.level and m.lo == m.hi and 0.5 ** m.n > 1 - m.level:
+        need = math.ceil(math.log(1 - m.level) / math.log(0.5))
+        return (f"all {m.n} draws came out the same, and a sign test needs {need} such draws "
+                f"for a {m.level:.0%} verdict")
+    return None
 
 
 def supported_digits(width, digits):
