@@ -13,11 +13,21 @@ from reportgen.errors import Terminated
 
 CAUGHT = (signal.SIGINT, signal.SIGTERM)
 _taken = set()  # the signals taken since `installed` was entered
+_holding = [0]  # how deep the main thread is in held() sections
+_deferred = set()  # signals taken inside them, raised when the outermost one ends
 
 
 def record(signum, frame):
-    """The handler: Ctrl-C raises KeyboardInterrupt, SIGTERM Terminated; both are recorded."""
+    """The handler: Ctrl-C raises KeyboardInterrupt, SIGTERM Terminated; both are recorded.
+    Inside held() (Python runs handlers on the main thread) the raise waits for its end."""
     _taken.add(signum)
+    if _holding[0]:
+        _deferred.add(signum)
+        return
+    _raise(signum)
+
+
+def _raise(signum):
     raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt
 
 
@@ -38,6 +48,7 @@ def raise_if_taken():
 def installed():
     """`record` as the handler of SIGINT and SIGTERM, with a clean record; the old handlers after."""
     _taken.clear()
+    _deferred.clear()
     previous = {sig: signal.getsignal(sig) for sig in CAUGHT}
     try:
         for sig in previous:
@@ -53,13 +64,29 @@ def installed():
 
 @contextlib.contextmanager
 def held():
-    """Hold SIGINT and SIGTERM back for a few renames; they are delivered right after."""
+    """Hold SIGINT and SIGTERM back for a few renames or a worker's start; they are delivered
+    right after.
+
+    The signal mask holds them from this thread only: the kernel gives a process's signal to
+    any thread that does not block it (a feeding thread, the executor's), and Python then runs
+    `record` on the main thread, which may be inside the section. There `record` notes the
+    signal and the section raises it as it ends; a worker being spawned meanwhile gets its
+    start-up data instead of a closed pipe (and a traceback on the terminal)."""
+    import threading
+
+    main = threading.current_thread() is threading.main_thread()
     try:
         old = signal.pthread_sigmask(signal.SIG_BLOCK, set(CAUGHT))
     except (AttributeError, ValueError, OSError):  # no signal masks here (or not the main thread)
-        yield
-        return
+        old = None
+    _holding[0] += main
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        _holding[0] -= main
+        if old is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        if main and not _holding[0] and _deferred:
+            signum = signal.SIGTERM if signal.SIGTERM in _deferred else signal.SIGINT
+            _deferred.clear()
+            _raise(signum)

@@ -21,6 +21,7 @@ hook ("Bad file descriptor"). `submit` and `stop_now` prevent them.
 
 import multiprocessing
 import os
+import threading
 from concurrent.futures.process import BrokenProcessPool
 
 from reportgen import signals
@@ -286,14 +287,23 @@ def _worker_start(parent):
     threading.Thread(target=watch, daemon=True).start()
 
 
+_SUBMITTING = threading.RLock()  # held while a submit may be spawning a worker; stop_now waits for it
+
+
 def submit(pool, fn, *args):
     """pool.submit, with Ctrl-C and SIGTERM held back while it may be spawning a process."""
-    with signals.held():
+    with _SUBMITTING, signals.held():
         return pool.submit(fn, *args)
 
 
 def stop_now(pool):
-    """End a pool's processes and wait until the executor has wound down."""
+    """End a pool's processes and wait until the executor has wound down; a worker another
+    thread is spawning gets its start-up data first (a closed pipe makes it print a traceback)."""
+    with _SUBMITTING:
+        _stop_now(pool)
+
+
+def _stop_now(pool):
     processes = list((getattr(pool, "_processes", None) or {}).values())  # CPython's executor keeps them here
     # A future cancelled while queued stays among the executor's pending work;
     # once its workers are gone, CPython 3.11 sets an exception on every pending future,

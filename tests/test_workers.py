@@ -347,3 +347,39 @@ def test_a_build_with_a_read_only_home_leaves_no_matplotlib_folder(tmp_path):
     assert done.returncode == 0, done.stderr
     assert os.path.basename(done.stdout.strip()).startswith("reportgen-matplotlib-")
     assert list(scratch.iterdir()) == []
+
+
+def test_a_signal_another_thread_takes_waits_for_the_end_of_a_held_section():
+    """Python runs a handler on the main thread even when the kernel gave the signal to another
+    thread, so the signal mask alone let Ctrl-C land inside a worker's spawn (the worker then
+    printed a traceback for its closed pipe). Inside held() the handler notes it; the section
+    raises it as it ends."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from reportgen import signals
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers need the main thread")
+    reached, go, sent = [], threading.Event(), threading.Event()
+
+    def send():  # a thread started before the section: it does not block the signals (a feeder)
+        go.wait()
+        os.kill(os.getpid(), signal.SIGINT)
+        sent.set()
+
+    sender = threading.Thread(target=send)
+    sender.start()
+    with signals.installed():
+        with pytest.raises(KeyboardInterrupt):
+            with signals.held():
+                go.set()
+                sent.wait(5)
+                for _ in range(100):  # bytecode for the interpreter to run the handler between
+                    time.sleep(0.001)
+                reached.append("end of the section")
+        assert reached == ["end of the section"]
+        assert signal.SIGINT in signals.taken()
+    sender.join()
