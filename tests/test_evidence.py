@@ -133,14 +133,17 @@ def test_no_verdict_rests_on_too_few_draws():
 
 
 def test_identical_draws_decide_only_where_a_sign_test_would():
-    """Every seed gave the same grid value: a t interval of zero width is no 99% evidence with
-    5 draws (0.5⁵ > 1%), and is with 7 (0.5⁷ < 1%)."""
+    """Every seed gave the same grid value: a t interval of zero width is no 99% evidence. The
+    sign test's interval, smallest to largest draw, misses the median with probability
+    2 × 0.5ⁿ: 6.25% with 5 draws, 1.6% with 7, 0.8% with 8."""
     claim = make(rule="at_least", threshold=2, documented="essential", margin=None)
     five = judge.judge(claim, Measurement(4.0, 4.0, 4.0, n=5, level=0.99))
     assert five.verdict == INCONCLUSIVE
-    assert "all 5 draws came out the same" in five.sentence and "needs 7" in five.sentence
+    assert "all 5 draws came out the same" in five.sentence and "needs 8" in five.sentence
     seven = judge.judge(claim, Measurement(4.0, 4.0, 4.0, n=7, level=0.99))
-    assert seven.verdict == CONFIRMED, seven.sentence
+    assert seven.verdict == INCONCLUSIVE, seven.sentence
+    eight = judge.judge(claim, Measurement(4.0, 4.0, 4.0, n=8, level=0.99))
+    assert eight.verdict == CONFIRMED, eight.sentence
     spread = judge.judge(claim, Measurement(4.0, 3.0, 5.0, n=5, level=0.99))
     assert spread.verdict == CONFIRMED  # an interval with width is judged as it is
     exact = judge.judge(claim, Measurement(4.0))  # a computed value has no draws to count

@@ -126,16 +126,18 @@ def why_too_few(m):
     """Why no verdict can rest on a measurement's draws, in words; None when one can.
 
     Fewer than 3 draws; or draws that all came out the same (a rate on a grid, a count), whose
-    t interval has zero width and so claims a certainty the draws do not give: such a sample
-    decides only where a sign test would, when n equal draws leave at most the interval's miss
-    rate (0.5ⁿ ≤ 1 − level: 7 draws at 99%). A wide interval wholly beyond a threshold decides.
+    t interval has zero width and so claims a certainty the draws do not give. For those the
+    distribution-free interval is the one a sign test gives, from the smallest to the largest
+    draw: it misses the median with probability 2 × 0.5ⁿ, so it is an interval at the
+    measurement's level only from 1 − level ≥ 2 × 0.5ⁿ (8 draws at 99%). A wide interval wholly
+    beyond a threshold decides.
     """
     if isinstance(m.value, (tuple, list)) or not (finite(m.lo) and finite(m.hi)) or not m.n:
         return None
     if m.n < 3:
         return f"{m.n} draw{' is' if m.n == 1 else 's are'} too few to decide"
-    if m.interval == "CI" and m.level and m.lo == m.hi and 0.5 ** m.n > 1 - m.level:
-        need = math.ceil(math.log(1 - m.level) / math.log(0.5))
+    if m.interval == "CI" and m.level and m.lo == m.hi and 2 * 0.5 ** m.n > 1 - m.level:
+        need = math.ceil(math.log((1 - m.level) / 2) / math.log(0.5))
         return (f"all {m.n} draws came out the same, and a sign test needs {need} such draws "
                 f"for a {m.level:.0%} verdict")
     return None
