@@ -148,3 +148,26 @@ def test_identical_draws_decide_only_where_a_sign_test_would():
     assert spread.verdict == CONFIRMED  # an interval with width is judged as it is
     exact = judge.judge(claim, Measurement(4.0))  # a computed value has no draws to count
     assert exact.verdict == CONFIRMED
+
+
+def test_identical_draws_averaged_to_a_hair_of_width_are_still_identical():
+    """The mean of three 0.1s is not exactly 0.1: a t interval of 1e-16 is zero width."""
+    claim = make(rule="at_least", threshold=0.05, documented="essential", margin=None)
+    j = judge.judge(claim, Measurement(0.1, 0.09999999999999992, 0.10000000000000012, n=3, level=0.99))
+    assert j.verdict == INCONCLUSIVE and "all 3 draws came out the same" in j.sentence
+
+
+def test_one_seed_decides_no_paired_comparison():
+    """One seed gives no interval; the paired measurement says it decides nothing, and a
+    condition on one seed is neither sure to hold nor sure to fail."""
+    from reportgen.experiments.paired import ONE_SEED, Conditions, count_measurement, ratio_measurement
+
+    m = ratio_measurement([4.0], "steps, unscaled over scaled")
+    assert m.undecided == ONE_SEED
+    j = judge.judge(make(rule="at_least", threshold=2, documented="essential", margin=None), m)
+    assert j.verdict == INCONCLUSIVE
+    conditions = Conditions()
+    conditions.add("unscaled slower", [4.0], 2.0)
+    counted = count_measurement(conditions, 1, "of 1")
+    assert (counted.lo, counted.hi) == (0.0, 1.0) and ONE_SEED in counted.method
+    assert ratio_measurement([4.0, 4.5], "two seeds").undecided == ""  # two give an interval: the judge weighs it

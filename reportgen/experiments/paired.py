@@ -17,6 +17,9 @@ from reportgen.experiments.stats import LEVEL, Z, mean_interval
 
 
 
+ONE_SEED = "one seed has no spread to judge by: it decides nothing"
+
+
 def paired(values, log=False):
     """(mean, lo, hi) over seeds at LEVEL (Student t), of the values or, for ratios, of their logs
     mapped back; (mean, None, None) when a value is not finite or there is one seed."""
@@ -48,21 +51,22 @@ class Conditions:
     """Conditions of a statement, each a paired interval against its cut: how many hold, sure and maybe."""
 
     def __init__(self):
-        self.rows = []  # (label, point holds, surely holds, surely fails, seeds to decide)
+        self.rows = []  # (label, point holds, surely holds, surely fails, seeds to decide, seeds)
 
     def add(self, label, values, cut, log=False, above=True):
         mean, lo, hi = paired(values, log)
         lo = mean if lo is None else lo
         hi = mean if hi is None else hi
         holds = (lambda x: x >= cut) if above else (lambda x: x <= cut)
-        sure = holds(lo) and holds(hi)
-        fails = not holds(lo) and not holds(hi)
+        one = len(values) < 2  # one seed has no spread: nothing is sure of it
+        sure = holds(lo) and holds(hi) and not one
+        fails = not holds(lo) and not holds(hi) and not one
         self.rows.append((label, holds(mean), sure, fails, None if sure or fails else
-                          seeds_to_decide(values, cut, log)))
+                          seeds_to_decide(values, cut, log), len(values)))
         return mean
 
     def fixed(self, label, holds):
-        self.rows.append((label, bool(holds), bool(holds), not holds, None))
+        self.rows.append((label, bool(holds), bool(holds), not holds, None, math.inf))
 
     def misses(self):
         """(point, fewest, most): conditions that fail, on the estimates and within the intervals."""
@@ -76,8 +80,12 @@ class Conditions:
 
     def open_text(self):
         """'; open: label (≈N seeds decide)' for each condition the seeds cannot decide."""
-        out = [f"{r[0]} (about {r[4]} seeds would decide)" if r[4] else f"{r[0]} (no seed count would: "
-               "no difference)" for r in self.rows if not r[2] and not r[3]]
+        def why(row):
+            if row[5] < 2:
+                return ONE_SEED
+            return f"about {row[4]} seeds would decide" if row[4] else "no seed count would: no difference"
+
+        out = [f"{r[0]} ({why(r)})" for r in self.rows if not r[2] and not r[3]]
         return ("; undecided at this many seeds: " + "; ".join(out)) if out else ""
 
 
@@ -98,4 +106,5 @@ def ratio_measurement(values, method, digits=2, detail=(), undecided="", log=Tru
         lo, hi = max(lo, bounds[0]), min(hi, bounds[1])
     return Measurement(mean, lo, hi, len(values), method=method + f", {'paired ' if pairs else ''}over {len(values)} seeds, "
                        f"{LEVEL:.0%} t interval" + (" of the log ratio" if log else ""), digits=digits,
-                       detail=tuple(detail), level=LEVEL if lo is not None else None, undecided=undecided)
+                       detail=tuple(detail), level=LEVEL if lo is not None else None,
+                       undecided=undecided or (ONE_SEED if len(values) < 2 else ""))

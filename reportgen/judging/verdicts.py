@@ -133,10 +133,13 @@ def why_too_few(m):
     beyond a threshold decides.
     """
     if isinstance(m.value, (tuple, list)) or not (finite(m.lo) and finite(m.hi)) or not m.n:
-        return None
+        return None  # no interval: `n` may count what is not a draw (widths, points); the measure says
     if m.n < 3:
-        return f"{m.n} draw{' is' if m.n == 1 else 's are'} too few to decide"
-    if m.interval == "CI" and m.level and m.lo == m.hi and 2 * 0.5 ** m.n > 1 - m.level:
+        return f"{m.n:g} draw{' is' if m.n == 1 else 's are'} too few to decide"
+    # the same draws averaged can differ from each other in the last digit: a width within
+    # rounding of the values is zero
+    same = math.isclose(m.lo, m.hi, rel_tol=1e-9, abs_tol=1e-12)
+    if m.interval == "CI" and m.level and same and 2 * 0.5 ** m.n > 1 - m.level:
         need = math.ceil(math.log((1 - m.level) / 2) / math.log(0.5))
         return (f"all {m.n} draws came out the same, and a sign test needs {need} such draws "
                 f"for a {m.level:.0%} verdict")
