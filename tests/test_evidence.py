@@ -140,6 +140,7 @@ def test_identical_draws_decide_only_where_a_sign_test_would():
     five = judge.judge(claim, Measurement(4.0, 4.0, 4.0, n=5, level=0.99))
     assert five.verdict == INCONCLUSIVE
     assert "all 5 draws came out the same" in five.sentence and "needs 8" in five.sentence
+    assert "verdict stands" not in five.tolerance and five.tolerance.endswith("for a 99% verdict")
     seven = judge.judge(claim, Measurement(4.0, 4.0, 4.0, n=7, level=0.99))
     assert seven.verdict == INCONCLUSIVE, seven.sentence
     eight = judge.judge(claim, Measurement(4.0, 4.0, 4.0, n=8, level=0.99))

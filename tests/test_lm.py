@@ -136,7 +136,8 @@ def test_a_model_that_does_not_beat_the_bigram_decides_nothing():
     m = M.test_excess(_results(models, lrs), at="main")
     assert "does not learn enough" in m.undecided
     models = [{**x, "test_bits": x["test_bits"] - 1.5} for x in models]
-    assert M.test_excess(_results(models, lrs), at="main").undecided == ""
+    learned = M.test_excess(_results(models, lrs), at="main").undecided
+    assert "does not learn enough" not in learned  # the gate opens; this fixture's one seed still decides nothing
 
 
 def test_variant_initializations():

@@ -61,6 +61,7 @@ from reportgen.judging.verdicts import (
 )
 
 DECISIVE = (CONFIRMED, CONTRADICTED, PARTLY)
+STANDS = "; the verdict stands for any threshold "  # a threshold rule's last clause, for a verdict reached
 
 MINOR_RELATIVE = 0.01  # an exact value off by at most 1% is a rounding-size slip unless the claim says otherwise
 
@@ -192,7 +193,7 @@ def _threshold(claim, m):
     rule = f"{reading} ({which}{fmt(stat, m.digits)} {sign} {threshold:g})"
     # The range of thresholds over which this verdict stands: up to (or down to) the statistic.
     keeps = "≤" if holds(stat) == (claim.rule == "at_least") else ">"
-    rule += f"; the verdict stands for any threshold {keeps} {fmt(stat, m.digits)}"
+    rule += f"{STANDS}{keeps} {fmt(stat, m.digits)}"
     agree = [label for label, v in views if holds(v) == holds(stat)]
     disagree = [label for label, v in views if holds(v) != holds(stat)]
     main = "the main statistic" if not m.method else m.method
@@ -302,7 +303,8 @@ def judge(claim, measurement):
     # the verdict goes.
     undecided = measurement.undecided or (why_too_few(measurement) if verdict in DECISIVE else None)
     if undecided and verdict != INCONCLUSIVE:
-        verdict, tolerance, sentence = (INCONCLUSIVE, f"{tolerance}; not decisive: {undecided}",
+        reached = tolerance.partition(STANDS)[0]  # no verdict is reached: none stands for any threshold
+        verdict, tolerance, sentence = (INCONCLUSIVE, f"{reached}; not decisive: {undecided}",
                                         f"Inconclusive: {undecided}. (On these numbers: {sentence})")
     severity = _severity(claim, verdict, deviation, measurement)
     return Judged(claim, measurement, verdict, measured, tolerance,
