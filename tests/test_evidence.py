@@ -1,6 +1,8 @@
 """No verdict stronger than its evidence: equivalence first, statements judged on what they
 assert, words read with their band of reasonable cuts, and prose whose numbers are named."""
 
+import math
+
 import pytest
 from test_judge import make as judge_claim
 
@@ -172,3 +174,23 @@ def test_one_seed_decides_no_paired_comparison():
     counted = count_measurement(conditions, 1, "of 1")
     assert (counted.lo, counted.hi) == (0.0, 1.0) and ONE_SEED in counted.method
     assert ratio_measurement([4.0, 4.5], "two seeds").undecided == ""  # two give an interval: the judge weighs it
+
+
+def test_a_condition_on_identical_or_never_seeds_is_sure_only_with_a_sign_tests_count():
+    """Five seeds that all 'never' reach the accuracy (inf), or all give the same ratio, put no
+    99% interval beside the cut; eight do (2 × 0.5⁸ < 1%). Seeds with spread are judged by their
+    t interval as before."""
+    from reportgen.experiments.paired import Conditions
+    from reportgen.experiments.stats import sign_test_draws
+
+    assert sign_test_draws(0.99) == 8 and sign_test_draws(0.95) == 6
+    c = Conditions()
+    c.add("never, 5 seeds", [math.inf] * 5, 2.0)
+    c.add("same ratio, 5 seeds", [4.0] * 5, 2.0)
+    c.add("never, 8 seeds", [math.inf] * 8, 2.0)
+    c.add("spread, 5 seeds", [3.9, 4.0, 4.1, 4.0, 3.95], 2.0)
+    c.add("split, 8 seeds", [math.inf] * 7 + [1.0], 2.0)
+    sure = [row[2] for row in c.rows]
+    assert sure == [False, False, True, True, False]
+    assert [row[4] for row in c.rows][:2] == [8, 8] and c.rows[4][4] is None
+    assert "about 8 seeds would decide" in c.open_text()

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from reportgen.experiments.measure import Measurement
-from reportgen.experiments.stats import LEVEL, Z, mean_interval
+from reportgen.experiments.stats import LEVEL, Z, mean_interval, same_draws, sign_test_draws
 
 
 
@@ -54,15 +54,21 @@ class Conditions:
         self.rows = []  # (label, point holds, surely holds, surely fails, seeds to decide, seeds)
 
     def add(self, label, values, cut, log=False, above=True):
+        """A condition on per-seed values against `cut`. It is sure to hold (or to fail) when its
+        t interval lies on one side; where there is none to judge by (one seed, a value not
+        finite such as a 'never', seeds that all came out the same), when every seed lies on
+        that side and there are enough of them for a sign test (stats.sign_test_draws)."""
         mean, lo, hi = paired(values, log)
-        lo = mean if lo is None else lo
-        hi = mean if hi is None else hi
         holds = (lambda x: x >= cut) if above else (lambda x: x <= cut)
-        one = len(values) < 2  # one seed has no spread: nothing is sure of it
-        sure = holds(lo) and holds(hi) and not one
-        fails = not holds(lo) and not holds(hi) and not one
-        self.rows.append((label, holds(mean), sure, fails, None if sure or fails else
-                          seeds_to_decide(values, cut, log), len(values)))
+        if lo is None or same_draws(lo, hi):
+            enough = len(values) >= sign_test_draws()
+            sure = enough and all(holds(v) for v in values)
+            fails = enough and not any(holds(v) for v in values)
+            need = None if sure or fails or len({holds(v) for v in values}) > 1 else sign_test_draws()
+        else:
+            sure, fails = holds(lo) and holds(hi), not holds(lo) and not holds(hi)
+            need = None if sure or fails else seeds_to_decide(values, cut, log)
+        self.rows.append((label, holds(mean), sure, fails, need, len(values)))
         return mean
 
     def fixed(self, label, holds):

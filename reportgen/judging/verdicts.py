@@ -8,6 +8,7 @@ import math
 from dataclasses import dataclass
 
 from reportgen.experiments.measure import Measurement
+from reportgen.experiments.stats import same_draws, sign_test_draws
 from reportgen.formatting import fmt, fmt_interval, parse_printed
 
 CONFIRMED = "confirmed"
@@ -128,21 +129,16 @@ def why_too_few(m):
     Fewer than 3 draws; or draws that all came out the same (a rate on a grid, a count), whose
     t interval has zero width and so claims a certainty the draws do not give. For those the
     distribution-free interval is the one a sign test gives, from the smallest to the largest
-    draw: it misses the median with probability 2 × 0.5ⁿ, so it is an interval at the
-    measurement's level only from 1 − level ≥ 2 × 0.5ⁿ (8 draws at 99%). A wide interval wholly
+    draw (reportgen.experiments.stats.sign_test_draws: 8 draws at 99%). A wide interval wholly
     beyond a threshold decides.
     """
     if isinstance(m.value, (tuple, list)) or not (finite(m.lo) and finite(m.hi)) or not m.n:
         return None  # no interval: `n` may count what is not a draw (widths, points); the measure says
     if m.n < 3:
         return f"{m.n:g} draw{' is' if m.n == 1 else 's are'} too few to decide"
-    # the same draws averaged can differ from each other in the last digit: a width within
-    # rounding of the values is zero
-    same = math.isclose(m.lo, m.hi, rel_tol=1e-9, abs_tol=1e-12)
-    if m.interval == "CI" and m.level and same and 2 * 0.5 ** m.n > 1 - m.level:
-        need = math.ceil(math.log((1 - m.level) / 2) / math.log(0.5))
-        return (f"all {m.n} draws came out the same, and a sign test needs {need} such draws "
-                f"for a {m.level:.0%} verdict")
+    if m.interval == "CI" and m.level and same_draws(m.lo, m.hi) and m.n < sign_test_draws(m.level):
+        return (f"all {m.n} draws came out the same, and a sign test needs {sign_test_draws(m.level)} "
+                f"such draws for a {m.level:.0%} verdict")
     return None
 
 
