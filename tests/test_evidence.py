@@ -181,7 +181,7 @@ def test_a_condition_on_identical_or_never_seeds_is_sure_only_with_a_sign_tests_
     99% interval beside the cut; eight do (2 × 0.5⁸ < 1%). Seeds with spread are judged by their
     t interval as before."""
     from reportgen.experiments.paired import Conditions
-    from reportgen.experiments.stats import sign_test_draws
+    from reportgen.experiments.measure import sign_test_draws
 
     assert sign_test_draws(0.99) == 8 and sign_test_draws(0.95) == 6
     c = Conditions()

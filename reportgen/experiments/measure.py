@@ -5,6 +5,7 @@ that returns a `Measurement` computed from the run's results alone. Claims name
 the measure and its arguments (reportgen/claims/NNN.toml); the judge compares.
 """
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -86,3 +87,19 @@ class Measures(dict):
 
 class MeasureUnavailable(LookupError):
     """The results of this run do not hold what the measure needs (say why)."""
+
+
+def same_draws(lo, hi):
+    """Whether an interval has zero width: the same draws averaged can differ from each other
+    in the last digit, so a width within rounding of the values is zero."""
+    return math.isclose(lo, hi, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def sign_test_draws(level):
+    """Draws that must all fall on one side of a threshold to put it outside an interval at
+    `level` when no t interval can: identical draws (a rate on a grid, a count, a 'never'),
+    whose t interval has zero width, or draws that are not finite. The distribution-free
+    interval for a median, from the smallest to the largest of n draws, misses it with
+    probability 2 × 0.5ⁿ (a sign test; order statistics): 8 draws at 99%.
+    Here, beside Measurement, because the judge uses it and imports no numpy."""
+    return math.ceil(math.log((1 - level) / 2) / math.log(0.5))

@@ -12,8 +12,8 @@ import math
 
 import numpy as np
 
-from reportgen.experiments.measure import Measurement
-from reportgen.experiments.stats import LEVEL, Z, mean_interval, same_draws, sign_test_draws
+from reportgen.experiments.measure import Measurement, same_draws, sign_test_draws
+from reportgen.experiments.stats import LEVEL, Z, mean_interval
 
 
 
@@ -57,14 +57,14 @@ class Conditions:
         """A condition on per-seed values against `cut`. It is sure to hold (or to fail) when its
         t interval lies on one side; where there is none to judge by (one seed, a value not
         finite such as a 'never', seeds that all came out the same), when every seed lies on
-        that side and there are enough of them for a sign test (stats.sign_test_draws)."""
+        that side and there are enough of them for a sign test (measure.sign_test_draws)."""
         mean, lo, hi = paired(values, log)
         holds = (lambda x: x >= cut) if above else (lambda x: x <= cut)
         if lo is None or same_draws(lo, hi):
-            enough = len(values) >= sign_test_draws()
+            enough = len(values) >= sign_test_draws(LEVEL)
             sure = enough and all(holds(v) for v in values)
             fails = enough and not any(holds(v) for v in values)
-            need = None if sure or fails or len({holds(v) for v in values}) > 1 else sign_test_draws()
+            need = None if sure or fails or len({holds(v) for v in values}) > 1 else sign_test_draws(LEVEL)
         else:
             sure, fails = holds(lo) and holds(hi), not holds(lo) and not holds(hi)
             need = None if sure or fails else seeds_to_decide(values, cut, log)

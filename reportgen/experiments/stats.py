@@ -127,19 +127,4 @@ def level_z(level):
 # report makes hundreds of checks: at 95% about one in twenty true statements would read as missed.
 LEVEL = 0.99
 Z = level_z(LEVEL)  # two-sided normal quantile at LEVEL
-
-
-def same_draws(lo, hi):
-    """Whether an interval has zero width: the same draws averaged can differ from each other
-    in the last digit, so a width within rounding of the values is zero."""
-    return math.isclose(lo, hi, rel_tol=1e-9, abs_tol=1e-12)
-
-
-def sign_test_draws(level=LEVEL):
-    """Draws that must all fall on one side of a threshold to put it outside an interval at
-    `level` when no t interval can: identical draws (a rate on a grid, a count, a 'never'),
-    whose t interval has zero width, or draws that are not finite. The distribution-free
-    interval for a median, from the smallest to the largest of n draws, misses it with
-    probability 2 × 0.5ⁿ (a sign test; order statistics): 8 draws at 99%."""
-    return math.ceil(math.log((1 - level) / 2) / math.log(0.5))
 LEVEL_LABEL = f"{LEVEL:.0%}"  # '99%', for captions and column headers

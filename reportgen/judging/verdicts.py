@@ -7,8 +7,7 @@ that what reads verdicts (the claims loader, the report, drift, errata) needs no
 import math
 from dataclasses import dataclass
 
-from reportgen.experiments.measure import Measurement
-from reportgen.experiments.stats import same_draws, sign_test_draws
+from reportgen.experiments.measure import Measurement, same_draws, sign_test_draws
 from reportgen.formatting import fmt, fmt_interval, parse_printed
 
 CONFIRMED = "confirmed"
@@ -129,7 +128,7 @@ def why_too_few(m):
     Fewer than 3 draws; or draws that all came out the same (a rate on a grid, a count), whose
     t interval has zero width and so claims a certainty the draws do not give. For those the
     distribution-free interval is the one a sign test gives, from the smallest to the largest
-    draw (reportgen.experiments.stats.sign_test_draws: 8 draws at 99%). A wide interval wholly
+    draw (reportgen.experiments.measure.sign_test_draws: 8 draws at 99%). A wide interval wholly
     beyond a threshold decides.
     """
     if isinstance(m.value, (tuple, list)) or not (finite(m.lo) and finite(m.hi)) or not m.n:
