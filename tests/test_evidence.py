@@ -194,3 +194,15 @@ def test_a_condition_on_identical_or_never_seeds_is_sure_only_with_a_sign_tests_
     assert sure == [False, False, True, True, False]
     assert [row[4] for row in c.rows][:2] == [8, 8] and c.rows[4][4] is None
     assert "about 8 seeds would decide" in c.open_text()
+
+
+def test_a_question_answered_partly_is_answered_mixed_not_fails():
+    """A statement that holds in one setup and fails in another (partly) is right in part: the
+    Findings' answer to its question is 'mixed', never 'not in the ways the documents warn of'."""
+    from reportgen.judging.story import choice
+
+    assert choice(["partly", "inconclusive", "inconclusive"]) == "mixed"
+    assert choice(["contradicted", "inconclusive"]) == "fails"
+    assert choice(["confirmed", "contradicted"]) == "mixed"
+    assert choice(["inconclusive", "unverifiable"]) == "open"
+    assert choice(["confirmed", "partly"]) == "mixed"

@@ -12,9 +12,10 @@ OPEN = ("inconclusive", "unverifiable")
 
 
 def choice(verdicts):
-    """Which of a beat's texts its statements' verdicts call for: holds, mixed, fails or open."""
+    """Which of a beat's texts its statements' verdicts call for: holds, mixed, fails or open.
+    A statement that holds in part is right in part: with it the answer is mixed, never fails."""
     wrong = any(v in WRONG for v in verdicts)
-    right = any(v == "confirmed" for v in verdicts)
+    right = any(v in ("confirmed", "partly") for v in verdicts)
     if wrong:
         return "mixed" if right else "fails"
     if any(v in OPEN for v in verdicts):
