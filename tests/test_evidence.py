@@ -10,6 +10,7 @@ from reportgen import claims
 from reportgen.errors import ConfigError
 from reportgen.experiments.measure import Measurement
 from reportgen.judging import judge, prose
+from reportgen.judging.verdicts import TOO_FEW
 
 CONFIRMED, PARTLY, CONTRADICTED, INCONCLUSIVE, UNVERIFIABLE = judge.VERDICTS
 
@@ -82,6 +83,15 @@ def test_prose_fills_named_numbers():
     assert prose.fill(text, by_id) == "Var is 519.1 (99% CI 489 to 549), std 22.8."
     assert prose.fill("{000.var-law-dk512:pct}", {}) == prose.NOT_MEASURED
     assert prose.bad_fields("{000.x:median}") == ["{000.x:median}"]
+
+
+def test_prose_withholds_an_interval_the_measured_column_withholds():
+    """Two draws, or identical draws short of a sign test: no bound in prose either."""
+    two = judge.judge(make(id="000.var-law-dk512", margin=51.2), Measurement(519.0, 480.0, 560.0, n=2, level=0.99))
+    same = judge.judge(make(id="000.var-law-dk512", margin=51.2), Measurement(4.0, 4.0, 4.0, n=5, level=0.99))
+    for j in (two, same):
+        text = "({000.var-law-dk512:interval}; from {000.var-law-dk512:lo})"
+        assert prose.fill(text, {j.id: j}) == f"({TOO_FEW}; from {prose.NOT_MEASURED})"
 
 
 def test_findings_prose_names_only_claims_that_exist(tmp_path):

@@ -80,7 +80,9 @@ def _pick(m, field):
     if field in ("value", "pct"):
         return m.value
     if field in ("lo", "hi"):
-        return getattr(m, field)
+        from reportgen.judging.verdicts import too_few
+
+        return None if too_few(m) else getattr(m, field)  # withheld, as interval_text withholds it
     found = re.fullmatch(r"(detail|view)([1-9][0-9]?)", field)
     kind, index = found[1], int(found[2]) - 1
     items = m.detail if kind == "detail" else m.views
@@ -97,10 +99,16 @@ def _own_digits(m, field, digits):
 
 
 def interval_text(m, digits=None):
-    """'99% CI 0.80–0.85', or the bare range when the measurement does not know its level."""
+    """'99% CI 0.80 to 0.85', or the bare range when the measurement does not know its level.
+
+    An interval the measured column withholds (too few draws, or too wide: verdicts.too_few)
+    is withheld here too, with the same words: prose never shows a bound a verdict cannot use.
+    """
     digits = m.digits if digits is None else digits
     if m.lo is None or m.hi is None:
         return ""
-    from reportgen.judging.verdicts import interval_label
+    from reportgen.judging.verdicts import TOO_FEW, interval_label, too_few
 
+    if too_few(m):
+        return TOO_FEW
     return f"{interval_label(m)}{fmt(m.lo, digits)} to {fmt(m.hi, digits)}"
