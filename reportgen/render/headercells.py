@@ -253,7 +253,7 @@ def associate_headers(pdf_bytes, html, name="the PDF"):
                 rowless.append((fragment, table))
         _id_tree(pdf, root, ids)
         out = io.BytesIO()
-        # deterministic_id keeps the first /ID (WeasyPrint's, from the content) and derives the
-        # second from the output instead of the clock: the same input gives the same bytes.
+        # deterministic_id derives the /ID from the output instead of the clock (keeping the
+        # first part where the input has one): the same input gives the same bytes.
         pdf.save(out, deterministic_id=True)
         return out.getvalue()

@@ -147,16 +147,17 @@ def render_pdf(html, info):
     Dates come from the build time (SOURCE_DATE_EPOCH when set) and the file
     identifier from the content, so an unchanged build gives identical bytes. results.json
     is attached afterwards (attach_results): the rendering depends on the HTML alone.
-    """
-    import hashlib
 
+    WeasyPrint is given no identifier: with one, pydyf serializes and compresses every object
+    a second time to hash the file (a sixth of report.pdf's writing). pikepdf derives the
+    /ID from the content when headercells saves the file (deterministic_id), in C++.
+    """
     import weasyprint
     from weasyprint.urls import URLFetcher
 
     from reportgen.render import headercells
 
     fetcher = URLFetcher(allowed_protocols=("data",))  # the report embeds everything it shows
-    identifier = hashlib.sha256(html.encode()).hexdigest()[:32].encode()
     # Paged-media rules go in at author level, after the page's own styles, for WeasyPrint
     # only: report.html keeps CSS that browsers and the Nu checker know.
     print_css = (templates() / "print.css").read_text(encoding="utf-8")
@@ -165,7 +166,7 @@ def render_pdf(html, info):
         document = weasyprint.HTML(string=html, url_fetcher=fetcher, base_url=".")
         # PDF/UA-1: a structure tree (headings, lists, tables with headers, figures with
         # their alt text), the language, the title shown, XMP metadata.
-        pdf = document.write_pdf(pdf_identifier=identifier, pdf_variant="pdf/ua-1")
+        pdf = document.write_pdf(pdf_variant="pdf/ua-1")
         # ... and each table header cell with its scope, which WeasyPrint leaves out.
         return headercells.associate_headers(pdf, html)
 
