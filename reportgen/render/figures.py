@@ -170,7 +170,43 @@ def render(figure, formats=("svg", "png")):
     files = {}
     for fmt in formats:
         buffer = io.BytesIO()
-        figure.savefig(buffer, format=fmt, bbox_inches=bbox, metadata=metadata[fmt])
-        files[fmt] = buffer.getvalue()
+        if fmt == "png":
+            figure.savefig(buffer, format="rgba", bbox_inches=bbox)
+            files[fmt] = _png(buffer.getvalue(), figure) or _saved_png(figure, bbox, metadata[fmt])
+        else:
+            figure.savefig(buffer, format=fmt, bbox_inches=bbox, metadata=metadata[fmt])
+            files[fmt] = buffer.getvalue()
     plt.close(figure)
     return files
+
+
+def _png(rgba, figure):
+    """The pixels Matplotlib just drew, as a PNG: RGB where every pixel is opaque; None when
+    the drawing's size cannot be told for sure.
+
+    Matplotlib writes RGBA even on a white figure; WeasyPrint splits the alpha channel into a
+    soft mask and encodes both once more, in every PDF the figure is in (a seventh of
+    report.pdf's writing went to its 30 masks of 255s). Encoding the pixels here costs what
+    Matplotlib's own PNG would.
+    """
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    renderer = getattr(figure.canvas, "renderer", None)  # the one savefig drew with, cropped
+    size = (int(getattr(renderer, "width", 0)), int(getattr(renderer, "height", 0)))
+    if size[0] * size[1] * 4 != len(rgba) or not size[0]:
+        return None
+    image = Image.frombuffer("RGBA", size, rgba, "raw", "RGBA", 0, 1)
+    if image.getchannel("A").getextrema() == (255, 255):
+        image = image.convert("RGB")
+    dpi = plt.rcParams["savefig.dpi"]
+    dpi = figure.dpi if dpi == "figure" else dpi
+    out = io.BytesIO()
+    image.save(out, format="PNG", dpi=(dpi, dpi))
+    return out.getvalue()
+
+
+def _saved_png(figure, bbox, metadata):
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", bbox_inches=bbox, metadata=metadata)
+    return buffer.getvalue()
