@@ -47,8 +47,9 @@ def render(html, results_json=None, info=None):
     from weasyprint.urls import URLFetcher
 
     from reportgen.gcpause import paused_gc
-    from reportgen.render import report
+    from reportgen.render import pngpass, report
 
+    pngpass.install()  # as report.render_pdf
     css = (report.templates() / "print.css").read_text(encoding="utf-8")
     html = html.replace("</head>", f"<style>\n{css}</style>\n</head>", 1)
     start = time.perf_counter()

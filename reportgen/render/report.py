@@ -155,8 +155,9 @@ def render_pdf(html, info):
     import weasyprint
     from weasyprint.urls import URLFetcher
 
-    from reportgen.render import headercells
+    from reportgen.render import headercells, pngpass
 
+    pngpass.install()  # the figures' PNGs go in as they are
     fetcher = URLFetcher(allowed_protocols=("data",))  # the report embeds everything it shows
     # Paged-media rules go in at author level, after the page's own styles, for WeasyPrint
     # only: report.html keeps CSS that browsers and the Nu checker know.
@@ -176,6 +177,9 @@ def ready_to_render():
     import weasyprint  # noqa: F401
 
     from reportgen.render import headercells  # noqa: F401
+    from reportgen.render import pngpass
+
+    pngpass.install()
 
 
 def attach_results(pdf_bytes, results_json, info):
@@ -206,7 +210,7 @@ def pdf_key(html):
     import hashlib
     from importlib import metadata
 
-    from reportgen.render import headercells
+    from reportgen.render import headercells, pngpass
 
     digest = hashlib.sha256(html.encode())
     folder = templates()
@@ -214,7 +218,8 @@ def pdf_key(html):
         if item.is_file() and not item.name.endswith((".py", ".pyc")):
             digest.update(item.name.encode() + b"\0" + item.read_bytes())
     digest.update(Path(__file__).read_bytes())
-    digest.update(Path(headercells.__file__).read_bytes())
+    for module in (headercells, pngpass):
+        digest.update(Path(module.__file__).read_bytes())
     for package in ("weasyprint", "pikepdf"):
         digest.update(metadata.version(package).encode() + b"\0")
     return digest.hexdigest()[:32]
