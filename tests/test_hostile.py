@@ -119,6 +119,14 @@ def test_display_formulas_and_quotes_are_safe(tex):
             assert problems(out) == [], out
 
 
+@pytest.mark.parametrize("medium", ["screen", "print"])
+def test_a_quotes_line_break_tag_breaks_the_line_and_nothing_else_becomes_markup(medium):
+    out = str(mathtex.quote('[[8, 5, 8],<br/> [3, 4, 8],<BR >x<br onclick="y"><script>z</script>', medium))
+    assert out == ('[[8, 5, 8],<br> [3, 4, 8],<br>x&lt;br onclick=&#34;y&#34;&gt;'
+                   '&lt;script&gt;z&lt;/script&gt;')
+    assert problems(out) == [], out
+
+
 def test_report_math_still_typesets():
     assert "<msqrt>" in mathtex.inline("the $\\sqrt{d_k}$ scale") and "<mtext>" not in mathtex.inline("$\\sqrt{d_k}$")
     assert "<img" in mathtex.formula(r"\frac{1}{\sqrt{d_k}}", display=True, medium="print")

@@ -380,8 +380,16 @@ def _glued(pieces):
 LATEX_COMMAND = re.compile(r"\\[A-Za-z]+|\^\{|_\{")
 
 
+LINE_BREAK_TAG = re.compile(r"&lt;br\s*/?&gt;", re.I)  # <br>, <br/>, <br /> once escaped
+
+
 def quote(text, medium="screen"):
-    """A verbatim quote: LaTeX source typeset (its source kept as alt text), other text as is."""
+    """A verbatim quote: LaTeX source typeset (its source kept as alt text), other text as is.
+
+    A document's own line-break tag (002 writes its matrices' rows in a table cell as
+    "[8, 5, 8],<br/> [3, 4, 8]") breaks the line, as it does for the document's reader,
+    instead of showing as markup; the quote's text, and every other tag in it, stay as typed.
+    """
     return _quote("" if text is None else str(text), medium)
 
 
@@ -394,7 +402,7 @@ def _quote(text, medium):
             return formula(text.strip(), medium=medium)
         except Exception:  # noqa: BLE001 (a quote LaTeX cannot set is shown as typed)
             return escape(text)
-    return escape(text)
+    return Markup(LINE_BREAK_TAG.sub("<br>", str(escape(text))))
 
 
 def _grouped(text):
