@@ -188,6 +188,24 @@ def test_running_header_names_the_chapter(pdf):
                 assert same(title)[:25] in same(following) or same(title)[:25] in same(texts[index]), title
 
 
+def test_running_header_names_the_section_at_the_top_of_the_page():
+    """A page that opens inside one section and starts the next is headed by the first."""
+    import io
+
+    import weasyprint
+
+    from reportgen.render import report
+
+    css = (report.templates() / "print.css").read_text(encoding="utf-8")
+    filler = "".join(f"<p>Row {i} of the material errors.</p>" for i in range(70))
+    html = (f"<html><head><style>{css}</style></head><body><h2 data-plain='Material errors'>Material errors</h2>"
+            f"{filler}<h2 data-plain='Minor slips'>Minor slips</h2><p>one</p></body></html>")
+    pages = [page.extract_text() for page in pypdf.PdfReader(io.BytesIO(weasyprint.HTML(string=html).write_pdf())).pages]
+    last = pages[-1]  # opens with rows of the first section, then the second begins
+    assert len(pages) > 1 and last.index("Row") < last.index("Minor slips")
+    assert "Material errors" in last, last  # the header (the rows say "material errors")
+
+
 def test_tables_text(pdf):
     """The claims tables are real text: verdict words, table numbers, documented values."""
     _, texts = pdf
