@@ -88,7 +88,7 @@ def environment(medium):
     renders a dozen pages (compiling them afresh each time was a second of every build)."""
     import jinja2
 
-    from reportgen.render import mathtex
+    from reportgen.render import columns, mathtex
 
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates())),
@@ -102,6 +102,7 @@ def environment(medium):
     env.filters["quote"] = lambda text: mathtex.quote(text, medium)
     env.globals["tex"] = lambda tex, display=False: mathtex.formula(tex, display, medium)
     env.globals["medium"] = medium
+    env.globals["column_widths"] = columns.widths  # print tables: fixed layout, widths from their text
     return env
 
 
