@@ -38,6 +38,20 @@ def test_anything_else_takes_weasyprints_path(png):
     assert pngpass.idat(png) is None
 
 
+def test_a_png_whose_data_falls_short_of_its_header_takes_weasyprints_path():
+    """Cut in half, chunk length mended: Pillow pads it; passed as it is, no reader could decode it."""
+    import struct
+    import zlib
+
+    png = _png("RGB")
+    at = png.index(b"IDAT") - 4
+    length = struct.unpack(">I", png[at:at + 4])[0]
+    data = zlib.compress(zlib.decompress(png[at + 8:at + 8 + length])[: length // 2])
+    chunk = struct.pack(">I", len(data)) + b"IDAT" + data + struct.pack(">I", zlib.crc32(b"IDAT" + data))
+    cut = png[:at] + chunk + png[at + 12 + length:]
+    assert pngpass.idat(png) is not None and pngpass.idat(cut) is None
+
+
 def test_palette_16_bit_and_interlaced_headers_take_weasyprints_path():
     png = bytearray(_png("RGB"))
     for offset, value in ((24, 16), (25, 3), (28, 1)):  # bit depth 16, palette, Adam7

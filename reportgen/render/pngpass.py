@@ -19,10 +19,15 @@ _GREY, _RGB = 0, 2  # PNG colour types with no palette and no alpha channel
 
 
 def idat(png):
-    """The concatenated IDAT data of a PNG that a PDF takes as it is; None for any other."""
-    if not png.startswith(SIGNATURE) or png[12:16] != b"IHDR":
+    """The concatenated IDAT data of a PNG that a PDF takes as it is; None for any other.
+
+    The data must inflate to exactly the rows the header promises: a damaged PNG (a logo, a
+    figure from a tampered cache) takes WeasyPrint's path, where Pillow pads what is missing,
+    instead of going into the PDF as an image no reader can decode.
+    """
+    if len(png) < 33 or not png.startswith(SIGNATURE) or png[12:16] != b"IHDR":
         return None
-    depth, colour, _, _, interlace = struct.unpack(">5B", png[24:29])
+    width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", png[16:29])
     if depth != 8 or colour not in (_GREY, _RGB) or interlace:
         return None
     parts, at = [], 8
@@ -33,9 +38,24 @@ def idat(png):
         elif kind == b"tRNS":
             return None  # a transparent colour: WeasyPrint's path decides what becomes of it
         elif kind == b"IEND":
-            return b"".join(parts) or None
+            data = b"".join(parts)
+            return data if _inflated_size(data) == height * (1 + width * (3 if colour == _RGB else 1)) else None
         at += 12 + length
     return None  # cut short: let Pillow say what is wrong
+
+
+def _inflated_size(data):
+    """Bytes a zlib stream inflates to; -1 when it is not one whole, valid stream."""
+    import zlib
+
+    inflate, size = zlib.decompressobj(), 0
+    try:
+        for start in range(0, len(data), 1 << 16):
+            size += len(inflate.decompress(data[start:start + (1 << 16)]))
+        size += len(inflate.flush())
+    except zlib.error:
+        return -1
+    return size if inflate.eof and not inflate.unused_data else -1
 
 
 def install():
