@@ -21,3 +21,23 @@ def test_when_nothing_fits_on_a_line_columns_keep_their_words():
 def test_plain_notation_counts_as_it_prints():
     """d_k prints as dₖ: two characters, not three; $…$ is not printed."""
     assert columns.widths(["$d_k$", "x"], [["d_k", "x"]]) == columns.widths(["dₖ", "x"], [["dₖ", "x"]])
+
+
+def test_a_number_with_digit_groups_is_one_word():
+    """12 345 678 prints with no-break spaces: split, it would read as two numbers."""
+    shares = columns.widths(["steps", "note"], [["12 345 678", "word " * 80]])
+    assert columns.LINE * shares[0] / 100 >= len("12 345 678")
+
+
+def test_every_column_keeps_a_share_and_the_shares_sum_to_100():
+    cases = [
+        (list("abcdefgh"), [["x" * 5, "x" * 300, "x" * 300, "xx", "x" * 300, "x" * 600, "x" * 5, "x"]]),
+        (["a", "b", "c"], [["x" * 5329, "y", "z"]]),
+        (["only"], []),
+        (["a", "b"], [[]]),
+        (["a", "b"], [["", ""]]),
+    ]
+    for header, rows in cases:
+        shares = columns.widths(header, rows)
+        assert len(shares) == len(header) and min(shares) >= 3.0 and abs(sum(shares) - 100) < 1e-6, shares
+    assert columns.widths([], []) == []
