@@ -200,7 +200,7 @@ def _png(rgba, figure):
     if image.getchannel("A").getextrema() == (255, 255):
         image = image.convert("RGB")
     dpi = plt.rcParams["savefig.dpi"]
-    dpi = figure.dpi if dpi == "figure" else dpi
+    dpi = getattr(figure, "_original_dpi", figure.dpi) if dpi == "figure" else dpi  # as Matplotlib's own PNG
     out = io.BytesIO()
     image.save(out, format="PNG", dpi=(dpi, dpi))
     return out.getvalue()
