@@ -14,7 +14,8 @@ what WeasyPrint's encode would give: the PDFs are the same bytes, sooner (tests/
 
 import struct
 
-SIGNATURE = b"\x89PNG\r\n\x1a\n"
+from reportgen.publish.cache import PNG_MAGIC
+
 _GREY, _RGB = 0, 2  # PNG colour types with no palette and no alpha channel
 
 
@@ -25,7 +26,7 @@ def idat(png):
     figure from a tampered cache) takes WeasyPrint's path, where Pillow pads what is missing,
     instead of going into the PDF as an image no reader can decode.
     """
-    if len(png) < 33 or not png.startswith(SIGNATURE) or png[12:16] != b"IHDR":
+    if len(png) < 33 or not png.startswith(PNG_MAGIC) or png[12:16] != b"IHDR":
         return None
     width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", png[16:29])
     if depth != 8 or colour not in (_GREY, _RGB) or interlace:

@@ -181,10 +181,7 @@ def ready_to_render():
     real PDF would pay on the build's critical path (a rebuild that re-renders one sheet waits
     for it), for a tenth of a second here, while the worker waits for its first PDF anyway.
     """
-    from reportgen.render import pngpass
-
-    pngpass.install()
-    render_pdf(_warm_up_page(), None)
+    render_pdf(_warm_up_page(), None)  # installs pngpass too
 
 
 def _warm_up_page():
