@@ -120,6 +120,22 @@ def test_page_numbers_in_footer(pdf):
         assert f"{number} / {total}" in text, number
 
 
+QUICK_WARNING = "quick profile: sizes too small for the verdicts to be relied on"  # issue 22's words
+
+
+def test_a_quick_build_says_so_on_every_page(pdf, handout, sheets, quick_build):
+    """Every page of every PDF of a quick build, and the head of every HTML page, carries the
+    warning in full (the margin line once said only "not to be relied on")."""
+    for name, (_, texts) in {"report.pdf": pdf, "report-handout.pdf": handout,
+                             **{f"errata-{d}.pdf": sheet for d, sheet in sheets.items()}}.items():
+        missing = [n for n, text in enumerate(texts, start=1) if QUICK_WARNING not in " ".join(text.split()).lower()]
+        assert not missing, f"{name}: pages {missing} lack the quick profile's warning"
+    for page in (quick_build.output / "report.html", *sorted(quick_build.output.glob("errata-*.html"))):
+        text = page.read_text(encoding="utf-8")
+        head = text[: text.index('<p class="kicker">')]  # what comes before the page's own title
+        assert QUICK_WARNING in head.lower(), page.name
+
+
 def test_findings_open_the_report(pdf):
     """Page 1 is the title page with the contents; page 2 starts the findings."""
     _, texts = pdf

@@ -28,7 +28,7 @@ QUOTE_WORDS = {state: STATES[state] for state in (GONE, FIXED)}  # shown beside 
 # What every page of a build of these profiles says about itself: its sizes decide nothing.
 # (the title page's sentence, the short line every PDF page repeats in its margin)
 PROFILE_WARNINGS = {"quick": ("Quick profile: sizes too small for the verdicts to be relied on.",
-                              "Quick profile: not to be relied on")}
+                              "Quick profile: sizes too small for the verdicts to be relied on")}
 
 
 def severity(j):
