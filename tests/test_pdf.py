@@ -222,6 +222,33 @@ def test_running_header_names_the_section_at_the_top_of_the_page():
     assert "Material errors" in last, last  # the header (the rows say "material errors")
 
 
+@pytest.mark.parametrize("table, columns", [("data handout-errors", 5), ("checks", 4), ("data errata", 4),
+                                            ("data unchecked", 3)])
+def test_a_fixed_table_stays_inside_the_margins(table, columns):
+    """The sheets' and the handout's tables give each column a share of the width: padding
+    included, the table is as wide as the text, not wider (they ran 15-30pt into the margin)."""
+    import weasyprint
+
+    from reportgen.render import report
+
+    css = report.without_custom_properties((report.templates() / "report.css").read_text(encoding="utf-8"))
+    css += (report.templates() / "print.css").read_text(encoding="utf-8")  # as the print pages have them
+    cells = [f"<td>{'word ' * 30}</td>"] * columns
+    if table == "checks":  # the last column holds the verdict: the widest one, in its bold
+        cells[-1] = "<td><span class='verdict contradicted minor'>contradicted (minor)</span></td>"
+    html = (f"<html><head><style>{css}</style></head><body><table class='{table}'><thead><tr>"
+            + "<th>Head</th>" * columns + f"</tr></thead><tbody><tr>{''.join(cells)}</tr></tbody></table></body></html>")
+    page = weasyprint.HTML(string=html).render().pages[0]
+    body = page._page_box.children[0].children[0]  # html > body
+    right = body.content_box_x() + body.width
+    boxes, widest = [body], 0
+    while boxes:  # every box on the page, down to the text: none ends right of the text's edge
+        box = boxes.pop()
+        widest = max(widest, box.position_x + box.margin_width())
+        boxes.extend(getattr(box, "children", ()))
+    assert widest <= right + 0.01, f"{widest - right:.1f}px past the margin"
+
+
 def test_tables_text(pdf):
     """The claims tables are real text: verdict words, table numbers, documented values."""
     _, texts = pdf
