@@ -127,6 +127,18 @@ def test_a_quotes_line_break_tag_breaks_the_line_and_nothing_else_becomes_markup
     assert problems(out) == [], out
 
 
+@pytest.mark.parametrize("medium", ["screen", "print"])
+def test_a_quotes_markdown_bold_and_fences_show_as_the_document_shows_them(medium):
+    """002 quotes "**Before Scaling: ...** ``` Original Matrix": bold text and a line break, no
+    asterisks or backticks; a bold run holding markup stays escaped text."""
+    out = str(mathtex.quote("our matrices: **Before Scaling** ``` Original = [[5]]", medium))
+    assert out == "our matrices: <b>Before Scaling</b><br>Original = [[5]]"
+    out = str(mathtex.quote('**<img src=x onerror="y">** and x ** 2 ** 3', medium))
+    assert out == "<b>&lt;img src=x onerror=&#34;y&#34;&gt;</b> and x ** 2 ** 3"
+    assert problems(out) == [], out
+    assert "<b>Training</b>" in str(mathtex.quote("| **Training** | unstable for large $d_k$ |", medium))
+
+
 def test_report_math_still_typesets():
     assert "<msqrt>" in mathtex.inline("the $\\sqrt{d_k}$ scale") and "<mtext>" not in mathtex.inline("$\\sqrt{d_k}$")
     assert "<img" in mathtex.formula(r"\frac{1}{\sqrt{d_k}}", display=True, medium="print")

@@ -381,6 +381,8 @@ LATEX_COMMAND = re.compile(r"\\[A-Za-z]+|\^\{|_\{")
 
 
 LINE_BREAK_TAG = re.compile(r"&lt;br\s*/?&gt;", re.I)  # <br>, <br/>, <br /> once escaped
+STRONG = re.compile(r"\*\*(?=\S)([^<>*]+?)(?<=\S)\*\*")  # Markdown's **bold**, within one run of text
+FENCE = re.compile(r"\s*```[A-Za-z]*\s*")  # a code block's fence, where a quote runs into one
 
 
 def quote(text, medium="screen"):
@@ -388,7 +390,9 @@ def quote(text, medium="screen"):
 
     A document's own line-break tag (002 writes its matrices' rows in a table cell as
     "[8, 5, 8],<br/> [3, 4, 8]") breaks the line, as it does for the document's reader,
-    instead of showing as markup; the quote's text, and every other tag in it, stay as typed.
+    instead of showing as markup; so does a code block's fence (```), and Markdown's **bold**
+    is bold: the reader sees what the document's reader saw, not its asterisks. The quote's
+    words, and every other tag in it, stay as typed.
     """
     return _quote("" if text is None else str(text), medium)
 
@@ -396,13 +400,20 @@ def quote(text, medium="screen"):
 @lru_cache(maxsize=16384)
 def _quote(text, medium):
     if "$" in text:
-        return inline(text, medium)
+        return Markup(_markdown(str(inline(text, medium))))
     if LATEX_COMMAND.search(text) and len(text) < 400:
         try:
             return formula(text.strip(), medium=medium)
         except Exception:  # noqa: BLE001 (a quote LaTeX cannot set is shown as typed)
             return escape(text)
-    return Markup(LINE_BREAK_TAG.sub("<br>", str(escape(text))))
+    return Markup(_markdown(str(escape(text))))
+
+
+def _markdown(escaped):
+    """Escaped quote text with its line-break tags, fences and **bold** as markup (the bold's
+    text is text without any tag: it never spans typeset math)."""
+    escaped = FENCE.sub("<br>", escaped).removeprefix("<br>").removesuffix("<br>")
+    return STRONG.sub(r"<b>\1</b>", LINE_BREAK_TAG.sub("<br>", escaped))
 
 
 def _grouped(text):
