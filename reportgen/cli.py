@@ -7,7 +7,7 @@ import click
 
 from reportgen import __version__, settings, signals
 from reportgen.diff_command import diff
-from reportgen.errors import ReportgenError, Terminated
+from reportgen.errors import ConfigError, ReportgenError, Terminated
 from reportgen.settings import CONFIG_HELP, SETTINGS, unknown
 
 
@@ -253,22 +253,31 @@ def check(config_file, as_json, seeds, record, **flags):
     import json
 
     from reportgen import factcheck
+    from reportgen.device import resolve_device
     from reportgen.progress import Progress
     from reportgen.terminal import print_check
 
     config = load_config(config_file, **flags)
+    device = resolve_device(config.device)
+    if record and device != factcheck.RECORDED_ON:
+        raise ConfigError(f"--record: the expected verdicts are the {factcheck.RECORDED_ON}'s (this run is on "
+                          f"{device}); record them with --device {factcheck.RECORDED_ON}")
     rows, failed = factcheck.compare(config, Progress(config.quiet or as_json), seeds)
     if record:
         n = factcheck.record(rows, config.profile, config.claims or None)
         click.echo(f"recorded the verdicts of {len(rows)} checks for profile {config.profile}: "
                    f"{n} expectations changed in {config.claims or 'reportgen/claims'}/")
         return
+    note = factcheck.device_note(device, rows)
     if as_json:
         payload = {"rows": [r.to_json() for r in rows], "failed": failed, "profile": config.profile,
-                   "seeds": [config.seed + i for i in range(seeds)]}
+                   "seeds": [config.seed + i for i in range(seeds)], "device": device,
+                   "expected_recorded_on": factcheck.RECORDED_ON}
         click.echo(json.dumps(payload, indent=1, ensure_ascii=False))
     else:
         print_check(rows, failed)
+    if note:
+        click.echo(note, err=True)
     raise click.exceptions.Exit(factcheck.exit_status(rows, failed))
 
 

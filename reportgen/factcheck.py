@@ -3,6 +3,9 @@
 from dataclasses import dataclass, replace
 
 SAME, CHANGED, NEW, MISSING = "same", "CHANGED", "NEW", "MISSING"
+# The claims data's expected verdicts are the CPU's: `--record` is run on it, and each device's
+# generators draw their own random numbers (a GPU's are another stream, as another seed's would be).
+RECORDED_ON = "cpu"
 # The document no longer holds the quote: the claims data describes a text that is gone.
 STALE, FIXED = "STALE", "FIXED"  # FIXED: the quote was an error, so the error is corrected in the document
 
@@ -110,6 +113,20 @@ def record(rows, profile, folder=None):
     from reportgen.claims import expected
 
     return expected.record({r.id: r.verdict for r in rows if r.status not in (MISSING, STALE, FIXED)}, profile, folder)
+
+
+def device_note(device, rows):
+    """One line for a run on a device other than the one the expectations were recorded on,
+    or None: its verdicts rest on other random draws, so a verdict on a boundary may differ
+    without any change to the code."""
+    if device == RECORDED_ON:
+        return None
+    changed = [r for r in rows if r.status == CHANGED]
+    named = sum(bool(r.boundary) for r in changed)
+    return (f"note: the expected verdicts were recorded on the {RECORDED_ON}; {device} draws other random "
+            f"numbers, as another seed would, so verdicts near a boundary can differ without a code change "
+            f"({len(changed)} changed here, {named} of them on a boundary the claims data names). "
+            f"To test a code or library change, check with --device {RECORDED_ON}.")
 
 
 def exit_status(rows, failed):

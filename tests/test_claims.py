@@ -132,6 +132,42 @@ def test_check_fails_on_a_flipped_verdict(tmp_path, monkeypatch, catalog):
     assert rows[victim.id]["quote"] == victim.quote
 
 
+def test_check_on_another_device_says_whose_expectations_it_compares_with():
+    """The expectations are the CPU's: on a GPU (its own random streams, so other draws) a changed
+    verdict near a boundary is no code change, and the check says so in one line."""
+    from reportgen import factcheck
+
+    def row(status, boundary=""):
+        return factcheck.Row("000.x", "000", "1", "s", "q", "1", "1", "", "exact", "confirmed", "confirmed",
+                             status, boundary=boundary)
+
+    rows = [row("same"), row(factcheck.CHANGED, "quick runs read either by seed"), row(factcheck.CHANGED)]
+    assert factcheck.RECORDED_ON == "cpu" and factcheck.device_note("cpu", rows) is None
+    note = factcheck.device_note("cuda", rows)
+    assert note.startswith("note: the expected verdicts were recorded on the cpu; cuda draws other random numbers")
+    assert "(2 changed here, 1 of them on a boundary the claims data names)" in note and "--device cpu" in note
+
+
+def test_check_records_expectations_on_the_cpu_only(tmp_path, monkeypatch):
+    """--record on a GPU would make its draws the expectations every CPU run is held to: refused,
+    one line, before any experiment runs."""
+    from reportgen import device
+
+    monkeypatch.setattr(device, "resolve_device", lambda choice: "cuda")
+    monkeypatch.setattr(claims, "default_folder", lambda: pytest.fail("nothing may be read or recorded"))
+    result = invoke(["check", "--profile", "quick", "--only", "variance", "--record", "-q"], tmp_path)
+    assert result.exit_code == 2, describe(result)
+    assert "--record" in result.stderr and "--device cpu" in result.stderr and "Traceback" not in result.output
+
+
+@pytest.mark.slow
+def test_check_json_names_the_device_and_the_expectations_device(warm_dir):
+    result = invoke(["check", "--profile", "quick", "--only", "worked", "--json", "-q"], warm_dir)
+    payload = json.loads(result.stdout)
+    assert (payload["device"], payload["expected_recorded_on"]) == ("cpu", "cpu")
+    assert "note:" not in result.stderr
+
+
 def test_check_with_broken_claims_data_is_one_line(tmp_path, monkeypatch):
     folder = tmp_path / "claims"
     shutil.copytree(claims.default_folder(), folder, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
