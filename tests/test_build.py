@@ -231,12 +231,16 @@ def test_report_follows_the_registry_order(quick_build):
     assert list(quick_build.results["experiments"]) == list(EXPERIMENTS)
 
 
+MIN_FIGURE_POINTS = 6.5  # a figure's smallest text, in points, at its own size
+
+
 @pytest.mark.parametrize("name", list(EXPERIMENTS))
 def test_experiment_tables_and_figures(name, quick_build):
     """From the build's results, every table and figure sits under a sub-heading with a unique slug;
     figures have captions and alt text that quotes numbers; checks cite the sections the
     experiment covers, one quantity per row of a table."""
     import matplotlib.pyplot as plt
+    import matplotlib.text
 
     from reportgen.claims import catalog
     from reportgen.judging.runs import documented_numbers
@@ -245,7 +249,11 @@ def test_experiment_tables_and_figures(name, quick_build):
     results = quick_build.results["experiments"][name]["results"]
     mine = catalog().of_family(name)
     tables, figures = e.tables(results), e.figures(results, documented_numbers(mine))
-    for f in figures:
+    for f in figures:  # legible in print: the PDFs show a figure at the text's width or wider
+        f.figure.draw_without_rendering()
+        small = {(t.get_text(), t.get_fontsize()) for t in f.figure.findobj(matplotlib.text.Text)
+                 if t.get_visible() and t.get_text().strip() and t.get_fontsize() < MIN_FIGURE_POINTS}
+        assert not small, f"{f.slug}: text under {MIN_FIGURE_POINTS} pt: {sorted(small)[:5]}"
         plt.close(f.figure)
     assert tables and all(isinstance(t, (Table, ClaimTable)) and t.part for t in tables)
     assert all(isinstance(f, Figure) and f.part and f.caption and re.search(r"\d", f.alt) for f in figures)

@@ -48,7 +48,7 @@ def sweep_figure(results):
         ax.set(xscale="log", xlabel="peak rate")  # short: four panels share one row
         ax.set_title(f"d_k = {s.dk(k)}, width {k[0]}", fontsize=7)
     axes[0, 0].set_ylabel("final validation bits/byte")
-    fig.legend(loc="upper center", ncol=4, fontsize=6, bbox_to_anchor=(0.5, 0.0))
+    fig.legend(loc="upper center", ncol=4, fontsize=6.5, bbox_to_anchor=(0.5, 0.0))
     return Figure(
         "lm-lr-sweep",
         "Validation loss against the learning rate, for each score convention and configuration: the final "
@@ -77,10 +77,10 @@ def sensitivity_figure(results):
                 color="#333333", label=_short(s, k))
     for i, v in enumerate(main):
         alt.append(f"{v} {s.sensitivity(s.main, v):.3f}")
-    ax.set_yticks(range(len(main)), [LABELS[v] for v in main], fontsize=6)
+    ax.set_yticks(range(len(main)), [LABELS[v] for v in main], fontsize=7.5)
     ax.invert_yaxis()
     ax.set(xlabel="learning-rate sensitivity (bits/byte)")
-    ax.legend(fontsize=6, loc="lower right")
+    ax.legend(fontsize=7, loc="lower right")
     return Figure(
         "lm-lr-sensitivity",
         "Learning-rate sensitivity per score convention (Wortsman et al. 2023): the mean over the "
@@ -113,7 +113,7 @@ def attention_figure(results):
                    f"(at lr {lr_text(max(s.lrs))}: {top_logit[-1]:.3g}); entropy {ent[0]:.2f} → {ent[-1]:.2f}")
     left.set(yscale="log", xlabel="step", ylabel="max |attention logit|")
     right.set(xlabel="step", ylabel="attention entropy / uniform's", ylim=(0, 1.02))
-    fig.legend(loc="upper center", ncol=4, fontsize=6, bbox_to_anchor=(0.5, 0.0))
+    fig.legend(loc="upper center", ncol=4, fontsize=6.5, bbox_to_anchor=(0.5, 0.0))
     return Figure(
         "lm-attention-training",
         f"Logit growth and attention entropy during training, {_short(s, k)}: each variant at its tuned "
@@ -152,7 +152,7 @@ def alpha_figure(results):
         dk = np.array(sorted({s.dk(k) for k in s.configs}), dtype=float)
         ax.plot(dk, np.sqrt(dk), ":", color="#555555", lw=0.8, label="√d_k (the premise)")
         ax.set(xscale="log", yscale="log", xlabel="d_k", title=title)
-        ax.legend(fontsize=5.5)
+        ax.legend(fontsize=6.5)
     axes[0].set_ylabel("std(q·k), no factor")
     return Figure(
         "lm-alpha-fit",
@@ -181,7 +181,9 @@ def battery_figure(results):
                 alt.append(f"{task} {s} {opt}: {curve[0]:.3g} → {curve[-1]:.3g}")
         ax.set(yscale="log", xlabel="step", title=f"{task}, d_k = {d}")
     axes[0, 0].set_ylabel("loss above the floor (nats)")
-    axes[0, 0].legend(fontsize=5.5)
+    # below the panels: six entries inside one would cover its curves
+    fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="upper center", ncol=3, fontsize=6.5,
+               bbox_to_anchor=(0.5, -0.08))
     return Figure(
         "lm-battery-curves",
         f"The task battery at d_k = {d}: loss above each task's floor over training (constant rates, each "

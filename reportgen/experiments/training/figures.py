@@ -76,7 +76,7 @@ def learning_curve_figure(results):
             ax.fill_between(steps, lo, hi, color=COLORS[v], alpha=0.15, lw=0)
             alt.append(f"d_k = {d}, {v} at lr {lr_text(lr)}: loss {m[0]:.2g} after {steps[0]} steps, {m[-1]:.2g} at the end")
         ax.set(yscale="log", xlabel="step", title=f"d_k = {d}")
-        ax.legend(fontsize=5.5, loc="lower left", title="variant (lr)", title_fontsize=5.5)
+        ax.legend(fontsize=6.5, loc="lower left", title="variant (lr)", title_fontsize=6.5)
     axes[0, 0].set_ylabel("training loss (nats)")
     return Figure(
         "learning-curves",
@@ -106,7 +106,7 @@ def attention_figure(results):
     left.axhline(math.log(pairs), color="#555555", ls=":", lw=1)
     left.set(xlabel="step", ylabel="attention entropy (nats)", ylim=(0, None))
     right.set(xlabel="step", ylabel="max |score| in the batch", yscale="log")
-    left.legend(fontsize=6, loc="upper right", bbox_to_anchor=(1.0, 0.93))
+    left.legend(fontsize=6.5, loc="upper right", bbox_to_anchor=(1.0, 0.93))
     return Figure(
         "attention-during-training",
         f"Attention during training at d_k = {d}, each variant at its tuned rate: mean entropy of the "
