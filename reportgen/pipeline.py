@@ -38,6 +38,27 @@ def raise_first_failure(sections):
             raise BuildFailed(f"experiment '{section.experiment.name}' failed (--fail-fast): {reason}")
 
 
+def check_measures(catalog, families, chosen):
+    """ConfigError naming the claims whose family or measure does not exist: judged, they would
+    read 'no such measure' in the report of a build that ran fine (a typo in a course's file)."""
+    import difflib
+
+    from reportgen.errors import ConfigError
+
+    problems = [f"claim {c.id}: family '{c.family}' is not one of {', '.join(families)}"
+                for c in catalog.claims if c.family not in families]
+    for experiment in chosen:
+        measures = experiment.measures()
+        for c in catalog.of_family(experiment.name):
+            name = c.measure.split(".", 1)[1] if c.measure else None
+            if name is not None and name not in measures:
+                near = difflib.get_close_matches(name, list(measures), n=1)
+                problems.append(f"claim {c.id}: the {experiment.name} family has no measure '{name}'"
+                                + (f" (did you mean '{near[0]}'?)" if near else ""))
+    if problems:
+        raise ConfigError("claims data: " + "; ".join(problems[:5]) + (" …" if len(problems) > 5 else ""))
+
+
 def run_all(config, progress, catalog, families, drawer=None, store=None, device=None, formats=(), quotes=None,
             pool=None):
     """Run (or load) every selected experiment and present it; failures are isolated.
@@ -53,9 +74,10 @@ def run_all(config, progress, catalog, families, drawer=None, store=None, device
     from reportgen.render.sections import lay_out_all, present, with_figures
     from reportgen.scheduler import look_up, runs, workers_for
 
+    chosen = selected(config, families)
+    check_measures(catalog, families, chosen)  # a misspelt measure is bad input, before any work
     device = device or resolve_device(config.device)
     store = store or open_cache(config, progress)
-    chosen = selected(config, families)
     ready, todo = look_up(chosen, config, device, store)
     if not todo and pool is not None and "pdf" in config.format:
         from reportgen.render.report import ready_to_render

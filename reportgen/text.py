@@ -17,7 +17,7 @@ NAME_MAX = 255  # bytes in one file name on Linux file systems (ext4, xfs, tmpfs
 BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
-def _control(value):
+def control(value):
     """The first control character in value (tab and newlines aside), or None."""
     for char in value:
         if char not in "\t\n\r" and (unicodedata.category(char) == "Cc" or char in BIDI):
@@ -25,15 +25,15 @@ def _control(value):
     return None
 
 
-def _named(char):
+def named(char):
     return "a NUL character (U+0000)" if char == "\0" else f"a control character (U+{ord(char):04X})"
 
 
 def checked(value, limit):
     """A config string as one line of text: control characters refused, length bounded."""
-    bad = _control(value)
+    bad = control(value)
     if bad is not None:
-        raise ValueError(f"holds {_named(bad)}; remove it (write plain text)")
+        raise ValueError(f"holds {named(bad)}; remove it (write plain text)")
     if len(value) > limit:
         raise ValueError(f"is {len(value)} characters, over the limit of {limit}; shorten it")
     return " ".join(value.split())
@@ -41,9 +41,9 @@ def checked(value, limit):
 
 def path(value):
     """A path setting with `~` expanded; control characters, an unknown ~user and names too long refused."""
-    bad = _control(value)
+    bad = control(value)
     if bad is not None:
-        raise ValueError(f"the path holds {_named(bad)}; give a plain path")
+        raise ValueError(f"the path holds {named(bad)}; give a plain path")
     expanded = os.path.expanduser(value)
     if expanded.startswith("~"):
         raise ValueError(f"cannot expand {value.split('/')[0]!r} (no such user); write the path out in full")

@@ -70,6 +70,14 @@ def test_quote_matching_ignores_only_delimiters_and_space():
         ({"rule": "at_least", "threshold": "not_a_threshold"}, "needs a threshold"),
         ({"measure": "nofamily"}, 'needs measure = "<family>.<name>"'),
         ({"id": "Bad Id"}, "id must be"),
+        # text that is not text, or not plain: a traceback, or a list or an ESC on the pages, before
+        ({"note": 42}, "'note' must be text in quotes, not int 42"),
+        ({"quote": ["a", "<b>x</b>"]}, "'quote' must be text in quotes, not list"),
+        ({"note": "a\u001bb"}, r"'note' holds a control character \(U\+001B\)"),
+        ({"correct": "a\u202eb"}, r"'correct' holds a control character \(U\+202E\)"),
+        ({"section": " "}, "'section' is empty"),
+        ({"documented": [1, 2]}, "'documented' must be text, or a list of texts"),
+        ({"args": 3}, "'args' must be a table"),
     ],
 )
 def test_bad_claims_data_is_one_error_naming_the_claim(tmp_path, entry, words):
@@ -83,6 +91,36 @@ def test_bad_claims_data_is_one_error_naming_the_claim(tmp_path, entry, words):
     (folder / "900.toml").write_text("\n".join(lines) + "\n")
     with pytest.raises(ConfigError, match=words):
         claims.load(folder)
+
+
+def test_a_listed_document_without_its_claims_file_is_an_error(tmp_path):
+    """A document in documents.toml with no <id>.toml would get no errata sheet, without a word."""
+    folder = tmp_path / "claims"
+    folder.mkdir()
+    (folder / "documents.toml").write_text('[[document]]\nid = "900"\ntitle = "T"\n')
+    with pytest.raises(ConfigError, match=r"lists 900, but .*900.toml is not a file; add it"):
+        claims.load(folder)
+    (folder / "900.toml").write_text("")  # a document with no claims yet
+    assert claims.load(folder) == []
+
+
+def test_a_misspelt_measure_or_family_is_bad_input_before_any_work(tmp_path, catalog):
+    from dataclasses import replace
+
+    from reportgen.experiments import EXPERIMENTS
+    from reportgen.pipeline import check_measures
+
+    victim = next(c for c in catalog.claims if c.measure == "variance.range_max")
+    typo = replace(catalog, claims=tuple(replace(c, measure="variance.range_maxx") if c is victim else c
+                                         for c in catalog.claims))
+    with pytest.raises(ConfigError, match=rf"claim {victim.id}: the variance family has no measure 'range_maxx' "
+                                          r"\(did you mean 'range_max'\?\)"):
+        check_measures(typo, EXPERIMENTS, [EXPERIMENTS["variance"]])
+    check_measures(typo, EXPERIMENTS, [EXPERIMENTS["saturation"]])  # only the families that run are asked
+    elsewhere = replace(catalog, claims=(replace(victim, measure="varianze.range_max"),))
+    with pytest.raises(ConfigError, match="family 'varianze' is not one of variance, saturation"):
+        check_measures(elsewhere, EXPERIMENTS, [])
+    check_measures(catalog, EXPERIMENTS, list(EXPERIMENTS.values()))  # the built-in claims pass
 
 
 # --- record --------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from reportgen import text
 from reportgen.claims.files import claim_files, read
 from reportgen.claims.findings import load_findings
 from reportgen.errors import ConfigError
@@ -32,6 +33,11 @@ OPTIONAL = ("family", "value", "measure", "args", "threshold", "bound", "justifi
             "margin", "band", "band_reason", "over", "severity", "correct", "note", "boundary", "reference", "reference_quote", "holds",
             "expected_quick", "expected_full")
 ID = re.compile(r"[0-9a-z][0-9a-z.-]*")
+# Keys whose value is text (shown on the pages, or naming something); `documented` may also be a list of text.
+TEXT = ("id", "section", "quote", "kind", "rule", "table", "label", "expected", "expected_quick", "expected_full",
+        "measure", "family", "bound", "justification", "reason", "band_reason", "severity", "correct", "note",
+        "boundary", "reference", "reference_quote", "holds")
+NONEMPTY = ("id", "section", "quote", "table", "label")  # what a row, a table or a sheet is found by
 
 
 @dataclass(frozen=True)
@@ -169,6 +175,9 @@ def load(folder=None):
     documents = load_documents(folder)
     problems, claims, seen = [], [], set()
     for doc in documents:
+        if not claim_files(folder, doc):  # its sheet would be missing without a word
+            problems.append(f"documents.toml lists {doc}, but {folder / f'{doc}.toml'} is not a file; add it "
+                            "(empty for a document with no claims yet) or remove the entry")
         for path in claim_files(folder, doc):
             for i, entry in enumerate(read(path).get("claim", []), start=1):
                 where = f"{path.name} claim {entry.get('id', f'#{i}')}"
@@ -237,16 +246,51 @@ def load_unchecked(folder=None):
                 if missing or unknown:
                     problems.append(f"{path.name} not_checkable #{i}: missing {missing} / unknown {unknown}")
                     continue
+                typed = _text_problems(entry, f"{path.name} not_checkable #{i}")
+                if typed:
+                    problems += typed
+                    continue
                 out.append(Unchecked(doc, entry["section"], entry["quote"], entry["reason"]))
     if problems:
         raise ConfigError("claims data: " + "; ".join(problems[:5]))
     return out
 
 
+def _text_problems(entry, where):
+    """A text key that is not text, is empty where a row needs it, or holds a control character
+    (an ESC or a bidirectional override would reach the pages and the terminal as it is)."""
+    problems = []
+    for key in TEXT:
+        value = entry.get(key)
+        if key not in entry:
+            continue
+        if not isinstance(value, str):
+            problems.append(f"{where}: '{key}' must be text in quotes, not {type(value).__name__} {value!r:.40}")
+        elif key in NONEMPTY and not value.strip():
+            problems.append(f"{where}: '{key}' is empty")
+        elif (bad := text.control(value)) is not None:
+            problems.append(f"{where}: '{key}' holds {text.named(bad)}; remove it")
+    documented = entry.get("documented")
+    items = documented if isinstance(documented, list) else [documented]
+    if "documented" in entry and not (items and all(isinstance(x, str) for x in items)):
+        problems.append(f"{where}: 'documented' must be text, or a list of texts (a printed vector), "
+                        f"not {documented!r:.40}")
+    elif "documented" in entry and any(text.control(x) is not None for x in items):
+        problems.append(f"{where}: 'documented' holds a control character; remove it")
+    if "over" in entry and not (isinstance(entry["over"], list) and all(isinstance(x, str) for x in entry["over"])):
+        problems.append(f"{where}: 'over' must be a list of claim ids")
+    if "args" in entry and not isinstance(entry["args"], dict):
+        problems.append(f"{where}: 'args' must be a table, e.g. {{ d_k = 64 }}")
+    if "value" in entry and (isinstance(entry["value"], bool) or not isinstance(entry["value"], (int, float))):
+        problems.append(f"{where}: 'value' must be a number")
+    return problems
+
+
 def _parse(entry, doc, where):
     """A Claim and the problems found in one entry."""
     problems = [f"{where}: missing key '{k}'" for k in REQUIRED if k not in entry]
     problems += [f"{where}: unknown key '{k}'" for k in entry if k not in REQUIRED + OPTIONAL]
+    problems += _text_problems(entry, where)
     if problems:
         return None, problems
     if not ID.fullmatch(entry["id"]):
