@@ -287,6 +287,7 @@ def _worker_start(parent):
     threading.Thread(target=watch, daemon=True).start()
 
 
+MANAGER_WAIT = 3.0  # seconds stop_now waits for the executor's manager thread to wind down
 _SUBMITTING = threading.RLock()  # held while a submit may be spawning a worker; stop_now waits for it
 
 
@@ -318,5 +319,12 @@ def _stop_now(pool):
     for process in processes:
         process.join(timeout=5)
     # With its workers gone the executor's manager thread ends at once; waiting for it leaves
-    # nothing for the exit hook to wake up.
-    pool.shutdown(wait=True, cancel_futures=True)
+    # nothing for the exit hook to wake up. But a worker ended while it was sending a result (a
+    # PDF is megabytes) leaves half a message in the result pipe, whose writing end this process
+    # holds too: the manager thread then waits in recv() for the rest, for ever, and an
+    # unbounded wait hung a Ctrl-C'd build until a second Ctrl-C. The command leaves with
+    # os._exit (cli.command), which waits for no thread.
+    pool.shutdown(wait=False, cancel_futures=True)
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None:
+        manager.join(timeout=MANAGER_WAIT)

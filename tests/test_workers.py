@@ -383,3 +383,35 @@ def test_a_signal_another_thread_takes_waits_for_the_end_of_a_held_section():
         assert reached == ["end of the section"]
         assert signal.SIGINT in signals.taken()
     sender.join()
+
+
+def test_stopping_a_pool_whose_manager_thread_is_stuck_does_not_hang(monkeypatch):
+    """A worker ended while sending a PDF leaves half a message in the result pipe: the executor's
+    manager thread waits for the rest for ever. A Ctrl-C'd build once hung there until a second
+    Ctrl-C; stop_now waits a bounded time for that thread, then lets the command leave."""
+    import threading
+    import time
+
+    from reportgen import workers
+
+    stuck = threading.Event()
+
+    class StuckPool:  # what CPython's executor looks like to stop_now, its manager thread in recv()
+        _processes = {}
+        _pending_work_items = {}
+
+        def __init__(self):
+            self._executor_manager_thread = threading.Thread(target=stuck.wait, daemon=True)
+            self._executor_manager_thread.start()
+
+        def shutdown(self, wait=True, cancel_futures=False):
+            if wait:
+                self._executor_manager_thread.join()
+
+    monkeypatch.setattr(workers, "MANAGER_WAIT", 0.2)
+    start = time.monotonic()
+    try:
+        workers.stop_now(StuckPool())
+        assert time.monotonic() - start < 2
+    finally:
+        stuck.set()
