@@ -147,7 +147,7 @@ def build(config, progress, catalog=None, families=None):
     catalog = catalog or claims.catalog(config.claims or None)
     texts = documents.read(catalog, config.documents)  # a missing text is bad input, before any work
     families = families or EXPERIMENTS
-    outputs.refuse_narrowing(config, [e.name for e in selected(config, families)])
+    outputs.refuse_narrowing(config, [e.name for e in selected(config, families)], known=list(families))
     timings = {}
     start = time.perf_counter()
     device = resolve_device(config.device)  # bad input is refused before any folder is made

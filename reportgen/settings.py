@@ -257,9 +257,13 @@ SETTINGS = (
             note="false: like --no-cache"),
     Setting("fail_fast", False, Flag(), flag=("--fail-fast",), help="Stop at the first failing experiment."),
     Setting("replace", False, Flag(), flag=("--replace",),
-            help="Let an --only or --format build replace a fuller one in the output folder (refused otherwise).",
-            doc="let an `--only` or `--format` build replace a fuller set in the output folder; without it such "
-                "a build is refused before any work, in one line naming the files it would remove or replace (exit 2)",
+            help="Let an --only or --format build replace a fuller one in the output folder, or a build replace "
+                 "report files no build wrote there (refused otherwise).",
+            doc="let an `--only` or `--format` build replace a fuller set in the output folder, or a build replace "
+                "report files there that no reportgen build wrote (no `.reportgen-manifest.json`: a course "
+                "repository's own CITATION.cff); without it such a build is refused before any work, in one line "
+                "naming the files it would remove or replace (exit 2), and asked again once it holds the folder's "
+                "lock, for a build that published beside it meanwhile",
             note="true: like --replace"),
     Setting("quiet", False, Flag(), flag=("-q", "--quiet"), commands=ALL, help="Only errors and the summary line."),
     # What the title page, the PDF metadata and "how to cite" say (no flags: set them in the file).

@@ -12,6 +12,7 @@ SOURCE_DATE_EPOCH set, so its output is reproducible and comparable.
 
 import datetime
 import functools
+import hashlib
 import json
 import os
 import shutil
@@ -205,6 +206,8 @@ def write_placeholder_output(root):
     (out / "results.json").write_bytes(b'{"previous": "build"}\n')
     (out / "report.html").write_bytes(b"<!DOCTYPE html><title>previous build</title>\n")
     (out / "report.pdf").write_bytes(b"%PDF-1.7 previous build placeholder\n")
+    files = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in out.iterdir()}
+    (out / ".reportgen-manifest.json").write_text(json.dumps({"build": "previous", "files": files}))  # a build's set
     return snapshot(out)
 
 

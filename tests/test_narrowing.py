@@ -15,6 +15,8 @@ FULL = {"build": "b1", "files": {"results.json": "x", "report.html": "x", "repor
 
 def plant(folder, manifest=FULL):
     folder.mkdir(parents=True, exist_ok=True)
+    for name in manifest["files"]:
+        (folder / name).write_text("x")
     (folder / MANIFEST).write_text(json.dumps(manifest))
     return folder
 
@@ -45,7 +47,7 @@ def test_partial_build_is_refused_before_any_work(tmp_path, args):
     result = invoke(["build", "--profile", "quick", *args], tmp_path)
     assert result.exit_code == 2, describe(result)
     (line,) = result.output.strip().splitlines()
-    assert "--replace" in line and "fuller build" in line
+    assert "--replace" in line and "holds a build this one does not cover" in line
     assert sorted(p.name for p in out.iterdir()) == before
     assert not (tmp_path / ".reportgen-cache").exists()  # no work began
 
@@ -67,3 +69,49 @@ def test_replace_goes_ahead(tmp_path, monkeypatch):
     result = invoke(["build", "--profile", "quick", "--only", "variance", "--format", "html", "--replace"], tmp_path)
     assert result.exit_code == 0, describe(result)
     assert seen == [True]
+
+
+def test_only_files_still_there_and_experiments_this_version_has_count(tmp_path):
+    out = plant(tmp_path / "output")
+    for name in ("report.pdf", "report-handout.pdf", "errata-000.pdf"):
+        (out / name).unlink()
+    assert narrowing(out, list(EXPERIMENTS), ("html",)) == ""  # nothing left to remove
+    old = dict(FULL, experiments=[*EXPERIMENTS, "attention_old"])  # a set from another version
+    out = plant(tmp_path / "other", old)
+    assert narrowing(out, list(EXPERIMENTS), ("html", "pdf"), known=list(EXPERIMENTS)) == ""
+    one = plant(tmp_path / "one", dict(FULL, experiments=["variance"]))
+    assert "(a build of variance) with a build of saturation only" in narrowing(one, ["saturation"], ("html", "pdf"))
+
+
+def test_files_no_build_wrote_are_not_replaced_without_replace(tmp_path):
+    """A folder without a manifest holding report.pdf or CITATION.cff (a course repository's own):
+    a build would write over or remove them. Refused, naming them; --replace goes ahead."""
+    from reportgen.publish.outputs import refusal
+
+    out = tmp_path / "output"
+    out.mkdir()
+    (out / "CITATION.cff").write_text("title: mine\n")
+    (out / "report.pdf").write_text("mine")
+    (out / "notes.txt").write_text("mine")  # never a build's: not named, never touched
+    (out / "report-notes.txt").write_text("mine")
+    line = refusal(out, list(EXPERIMENTS), ("html",))
+    assert line.startswith(f"{out} holds CITATION.cff, report.pdf but no .reportgen-manifest.json") and "--replace" in line
+    result = invoke(["build", "--profile", "quick", "--format", "html"], tmp_path)
+    assert result.exit_code == 2 and "CITATION.cff, report.pdf" in result.stderr, describe(result)
+    assert (out / "report.pdf").read_text() == "mine" and not (tmp_path / ".reportgen-cache").exists()
+
+
+def test_a_build_that_began_beside_this_one_is_asked_about_again_under_the_lock(tmp_path):
+    """Two builds into one folder: the full one published while the html-only one ran. The
+    html-only one's early check had passed; holding the lock it is refused, and the full set stays."""
+    from reportgen.errors import ConfigError
+    from reportgen.publish.outputs import publish
+
+    out = plant(tmp_path / "output")
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    scope = {"experiments": list(EXPERIMENTS), "formats": ["html"]}
+    with pytest.raises(ConfigError, match="while this build ran, .* would remove report.pdf"):
+        publish(out, {"results.json": "{}", "report.html": "<p>"}, "b2", scope=scope, replace=False)
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.name != ".reportgen-lock"} == before
+    publish(out, {"results.json": "{}", "report.html": "<p>"}, "b2", scope=scope, replace=True)
+    assert not (out / "report.pdf").exists()  # --replace: the set is this build's

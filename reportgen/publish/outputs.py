@@ -31,16 +31,25 @@ def _staged(folder, name):
     return folder / f".{name}{STAGED}"
 
 
-def publish(folder, files, build, say=None, scope=None):
+def publish(folder, files, build, say=None, scope=None, replace=True, known=None):
     """Replace the output set in `folder` by `files` ({name: bytes or str}) of one build,
     holding the folder's lock (another build's publishing is waited for; `say` tells).
-    `scope` ({"experiments": [...], "formats": [...]}) goes in the manifest: what the set covers."""
+    `scope` ({"experiments": [...], "formats": [...]}) goes in the manifest: what the set covers.
+    Without `replace`, a set that covers more than `scope`, or files no build wrote, are refused
+    once the lock is held: a build that began beside this one may have published meanwhile."""
+    from reportgen.errors import ConfigError
+
     signals.raise_if_taken()  # a signal taken is never a build that publishes
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     with lock.held(folder, say):
         signals.raise_if_taken()  # the last gate before the output folder changes
-        return _replace_set(folder, files, build, scope or {})
+        recover(folder)
+        scope = scope or {}
+        why = "" if replace else refusal(folder, scope.get("experiments", ()), scope.get("formats", ()), known)
+        if why:
+            raise ConfigError(f"while this build ran, {why}, or build into another --output")
+        return _replace_set(folder, files, build, scope)
 
 
 def committed(folder):
@@ -119,16 +128,20 @@ def format_of(name):
     return {".html": "html", ".pdf": "pdf"}.get(Path(name).suffix, "")
 
 
-def narrowing(folder, experiments, formats):
-    """One line saying what a build of `experiments` in `formats` would take from the fuller set
-    in `folder`, or "" when it takes nothing (or the folder holds no manifest).
+def narrowing(folder, experiments, formats, known=None):
+    """One line saying what a build of `experiments` in `formats` would take from the set in
+    `folder` that covers more, or "" when it takes nothing (or the folder holds no manifest).
+    `known`: the experiments this version has (one the set names and this version lacks is no
+    loss: a build of everything is never refused).
 
-    A set written before manifests named their scope is judged by its files alone.
+    A set written before manifests named their scope is judged by its files alone; only the
+    files still there count.
     """
+    folder = Path(folder)
     manifest = manifest_of(folder)
-    files = [n for n in manifest.get("files", {}) if _safe_name(n) and n != MANIFEST]
+    files = [n for n in manifest.get("files", {}) if _safe_name(n) and n != MANIFEST and (folder / n).is_file()]
     held = [e for e in manifest.get("experiments") or _experiments_of(folder, files) if isinstance(e, str)]
-    lost = [e for e in held if e not in experiments]
+    lost = [e for e in held if e not in experiments and (known is None or e in known)]
     removed = [n for n in files if format_of(n) and format_of(n) not in formats]
     if not lost and not removed:
         return ""
@@ -138,9 +151,37 @@ def narrowing(folder, experiments, formats):
     if lost:
         kept = [n for n in files if n not in removed and format_of(n)]
         mine = [e for e in held if e in experiments] or list(experiments)
-        what.append(f"replace {', '.join(kept) or 'results.json'} (a build of {len(held)} experiments) "
+        what.append(f"replace {', '.join(kept) or 'results.json'} (a build of {_experiments(held)}) "
                     f"with a build of {', '.join(mine)} only")
-    return f"{folder} holds a fuller build: this one would {' and '.join(what)}"
+    return f"{folder} holds a build this one does not cover: it would {' and '.join(what)}"
+
+
+def _experiments(names):
+    return f"{len(names)} experiment{'' if len(names) == 1 else 's'}" if len(names) > 1 else names[0]
+
+
+def foreign(folder):
+    """The files in `folder` a build would write over or remove though no reportgen build there
+    wrote them: none when its manifest or journal says a build did (the files are its)."""
+    folder = Path(folder)
+    if manifest_of(folder) or (folder / MANIFEST).exists() or committed(folder) or not folder.is_dir():
+        return []
+    try:
+        names = sorted(p.name for p in folder.iterdir())
+    except OSError:
+        return []
+    return [n for n in names if n in OUTPUT_NAMES or (_safe_name(n) and n != MANIFEST and format_of(n) != "")]
+
+
+def refusal(folder, experiments, formats, known=None):
+    """Why a build without --replace may not publish into `folder` ("" when it may): it would
+    narrow a set that covers more, or replace files no reportgen build wrote."""
+    mine = foreign(folder)
+    if mine:
+        return (f"{folder} holds {', '.join(mine[:6])}{' …' if len(mine) > 6 else ''} but no {MANIFEST} of a "
+                "reportgen build: they may be yours; move them, add --replace to let this build replace them")
+    why = narrowing(folder, experiments, formats, known)
+    return f"{why}; add --replace to go ahead" if why else ""
 
 
 def recover(folder):
@@ -161,12 +202,14 @@ def recover(folder):
 
 
 
-def refuse_narrowing(config, experiments):
-    """A partial build (--only, --format) never silently replaces a fuller set: refused before any work."""
+def refuse_narrowing(config, experiments, known=None):
+    """A partial build (--only, --format) never silently replaces a fuller set, and no build
+    replaces files it did not write: refused before any work (publish asks again, holding the
+    folder's lock, for a build that began beside this one)."""
     from reportgen.errors import ConfigError
 
     if config.replace:
         return
-    why = narrowing(config.output, experiments, config.format)
+    why = refusal(config.output, experiments, config.format, known)
     if why:
-        raise ConfigError(f"{why}; add --replace to go ahead, or choose another --output")
+        raise ConfigError(f"{why}, or choose another --output")

@@ -386,10 +386,17 @@ def write(sections, catalog, info, config, timings, store, progress=None, pool=N
     try:
         scope = {"experiments": [s.experiment.name for s in sections], "formats": list(config.format)}
         with progress.stage("write", f"{len(files)} files into {out}"):
-            return publish(out, files, build, progress.warn, scope)
+            return publish(out, files, build, progress.warn, scope, replace=config.replace, known=known_experiments())
     except OSError as exc:
         raise ReportgenError(f"cannot write the report into {out}: {exc.strerror or exc}; {_state_of(out)}; "
                              "free space or choose another --output") from None
+
+
+def known_experiments():
+    """The experiment families this version has (a set naming another is no fuller for lacking it)."""
+    from reportgen.experiments import EXPERIMENTS
+
+    return list(EXPERIMENTS)
 
 
 def _state_of(out):
