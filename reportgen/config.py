@@ -1,5 +1,6 @@
 """The build configuration: defaults < config file < command-line flags."""
 
+import os
 import tomllib
 from dataclasses import replace
 from pathlib import Path
@@ -80,7 +81,12 @@ def unusable_folder(folder, key="output", way_out="choose another --output"):
     import tempfile
 
     try:
-        path = Path(folder).resolve()
+        given = Path(folder)
+        dangling = next((p for p in (given, *given.parents) if p.is_symlink() and not p.exists()), None)
+        if dangling is not None:  # resolve() would follow it to a folder nobody can make there
+            return [f"{key}: {dangling} is a link to {os.readlink(dangling)}, which does not exist; "
+                    f"make that folder, or {way_out}"]
+        path = given.resolve()
         existing = next((p for p in (path, *path.parents) if p.exists()), None)
         if existing is None:
             return []

@@ -242,6 +242,19 @@ def test_unusable_figures_folder_and_overlong_output_are_refused(in_tmp):
         config.load(None, {"output": "o" * 300}, EXPERIMENTS)
 
 
+def test_a_dangling_link_as_output_is_refused_before_any_work(in_tmp):
+    """resolve() followed the link to a folder that cannot be made, and the build failed only
+    when it published, after all the work, with a hint about free space."""
+    (in_tmp / "dangling").symlink_to(in_tmp / "gone")
+    with pytest.raises(ConfigError, match=r"output: dangling is a link to .*gone, which does not exist; make that "
+                                          r"folder, or choose another --output"):
+        config.load(None, {"output": "dangling"}, EXPERIMENTS)
+    with pytest.raises(ConfigError, match="dangling is a link"):
+        config.load(None, {"output": "dangling/inner"}, EXPERIMENTS)
+    (in_tmp / "gone").mkdir()
+    config.load(None, {"output": "dangling"}, EXPERIMENTS)  # a link to a folder is a folder
+
+
 def test_unwritable_output_is_refused(in_tmp):
     """An output path under a file, or on a file system that refuses writes, is a config error."""
     (in_tmp / "afile").write_text("x")
