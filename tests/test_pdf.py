@@ -249,6 +249,31 @@ def test_a_fixed_table_stays_inside_the_margins(table, columns):
     assert widest <= right + 0.01, f"{widest - right:.1f}px past the margin"
 
 
+def test_a_title_without_spaces_stays_on_the_page():
+    """A 300-character title or author with no space to break at ran off the title page, and
+    the running header ran past the paper's edge: the word breaks, the header is cut at its share."""
+    import weasyprint
+
+    from reportgen.render import report
+
+    css = report.without_custom_properties((report.templates() / "report.css").read_text(encoding="utf-8"))
+    css += (report.templates() / "print.css").read_text(encoding="utf-8")
+    html = (f"<html><head><style>{css}</style></head><body><section class='title-page'>"
+            f"<h1 class='title' data-plain='{'W' * 300}'>{'W' * 300}</h1><p>{'a' * 400}</p></section>"
+            "<h2 data-plain='Findings' style='break-before: page'>Findings</h2><p>x</p></body></html>")
+    pages = weasyprint.HTML(string=html).render().pages
+    for page in pages:
+        boxes, right = [page._page_box], page._page_box.margin_width()
+        while boxes:
+            box = boxes.pop()
+            clipped = getattr(box, "style", None) is not None and box.style["overflow"] == "hidden"
+            assert clipped or box.position_x + box.margin_width() <= right + 0.01, type(box).__name__
+            boxes.extend(() if clipped else getattr(box, "children", ()))
+    body = pages[0]._page_box.children[0].children[0]
+    assert max(line.position_x + line.width for line in body.descendants() if type(line).__name__ == "LineBox") \
+        <= body.content_box_x() + body.width + 0.01
+
+
 def test_tables_text(pdf):
     """The claims tables are real text: verdict words, table numbers, documented values."""
     _, texts = pdf
