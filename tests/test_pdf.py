@@ -592,3 +592,24 @@ def test_the_build_id_is_on_the_pages_though_they_were_rendered_without_it(pdf, 
     assert PLACEHOLDER not in report_text and PLACEHOLDER not in handout_text
     assert report_text.count(build) >= 4  # title page, how to cite, its BibTeX, provenance
     assert f"Report {build}, built" in same(handout_text)
+
+
+def test_a_pdf_typeset_while_a_signal_was_taken_is_never_kept(monkeypatch):
+    """WeasyPrint's SVG drawing catches every exception: a Ctrl-C that landed while it drew a
+    formula was swallowed, the build typeset every other PDF (13-31 s) and cached this one without
+    the formula. The render now ends with the signal, before anything can keep its PDF."""
+    import signal
+
+    import weasyprint.svg
+
+    from reportgen import signals
+    from reportgen.render import mathtex, report
+
+    def interrupted(*args, **kwargs):
+        signals.record(signal.SIGINT, None)  # the handler: records, then raises KeyboardInterrupt
+
+    monkeypatch.setattr(weasyprint.svg.SVG, "draw", interrupted)
+    formula = mathtex.formula(r"\frac{1}{\sqrt{d_k}}", True, "print")  # an SVG image, as the report's
+    html = f"<html><head></head><body><p>{formula}</p></body></html>"
+    with signals.installed(), pytest.raises(KeyboardInterrupt):
+        report.render_pdf(html, None)

@@ -14,6 +14,7 @@ import time
 from importlib import resources
 from pathlib import Path
 
+from reportgen import signals
 from reportgen.errors import ReportgenError
 from reportgen.experiments.family import Table
 from reportgen.experiments.stats import LEVEL
@@ -169,8 +170,12 @@ def render_pdf(html, info):
         # PDF/UA-1: a structure tree (headings, lists, tables with headers, figures with
         # their alt text), the language, the title shown, XMP metadata.
         pdf = document.write_pdf(pdf_variant="pdf/ua-1")
-        # ... and each table header cell with its scope, which WeasyPrint leaves out.
-        return headercells.associate_headers(pdf, html)
+    # WeasyPrint's SVG drawing catches every exception, a Ctrl-C's too, and goes on without the
+    # image: a PDF typeset while a signal was taken may lack a formula. It is never cached or
+    # published; the build stops here instead of after every other PDF.
+    signals.raise_if_taken()
+    # ... and each table header cell with its scope, which WeasyPrint leaves out.
+    return headercells.associate_headers(pdf, html)
 
 
 def ready_to_render():
