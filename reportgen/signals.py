@@ -46,7 +46,8 @@ def raise_if_taken():
 
 @contextlib.contextmanager
 def installed():
-    """`record` as the handler of SIGINT and SIGTERM, with a clean record; the old handlers after."""
+    """`record` as the handler of SIGINT and SIGTERM, with a clean record; the old handlers after,
+    and the record cleared again (a process that runs commands in turn, a test run, starts each clean)."""
     _taken.clear()
     _deferred.clear()
     previous = {sig: signal.getsignal(sig) for sig in CAUGHT}
@@ -60,6 +61,8 @@ def installed():
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        _taken.clear()
+        _deferred.clear()
 
 
 @contextlib.contextmanager
