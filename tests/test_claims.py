@@ -78,6 +78,7 @@ def test_quote_matching_ignores_only_delimiters_and_space():
         ({"section": " "}, "'section' is empty"),
         ({"documented": [1, 2]}, "'documented' must be text, or a list of texts"),
         ({"args": 3}, "'args' must be a table"),
+        ({"note": "as {900.a|zz} says"}, r"'note' has \{900.a\|zz\}, a field"),  # else printed as typed
     ],
 )
 def test_bad_claims_data_is_one_error_naming_the_claim(tmp_path, entry, words):

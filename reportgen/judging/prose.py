@@ -31,9 +31,13 @@ def names(text):
     return [m.group(1) for m in PLACEHOLDER.finditer(text or "")]
 
 
+LOOKS_LIKE = re.compile(r"\{\d{3}\.[0-9a-z][^{}\s]*\}")  # what a reader takes for a placeholder
+
+
 def bad_fields(text):
-    """The placeholders of a text whose field is not one this module fills."""
-    out = []
+    """The placeholders of a text whose field is not one this module fills, and what looks like
+    one but is none (`{002.range-d3|zz}`: printed as typed, a brace and all)."""
+    out = [m.group(0) for m in LOOKS_LIKE.finditer(text or "") if not PLACEHOLDER.fullmatch(m.group(0))]
     for m in PLACEHOLDER.finditer(text or ""):
         field = m.group(2) or "value"
         if field not in FIELDS and not re.fullmatch(r"(detail|view)[1-9][0-9]?", field):
