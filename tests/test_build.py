@@ -385,7 +385,7 @@ def test_interrupted_output_write(warm_dir, quick_build, monkeypatch, magic, for
     whole: no file of it replaced, no temporary or staged file left."""
     before = write_placeholder_output(warm_dir)
     _fail_when_writing(monkeypatch, magic)
-    result = invoke(["build", "--profile", "quick", "-q", "--format", formats], warm_dir)
+    result = invoke(["build", "--profile", "quick", "-q", "--format", formats, "--replace"], warm_dir)
     assert result.exit_code == 1, describe(result)
     lines = [line for line in result.stderr.strip().splitlines() if not line.startswith("warning:")]
     assert len(lines) == 1 and "output" in lines[0] and "unchanged" in lines[0], describe(result)

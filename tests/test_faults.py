@@ -283,12 +283,12 @@ def test_full_output_disk_keeps_the_previous_report(warm_dir, monkeypatch):
         return real(path, data)
 
     monkeypatch.setattr("reportgen.publish.outputs.write_atomic", full)
-    result = invoke(HTML, warm_dir)
+    result = invoke([*HTML, "--replace"], warm_dir)  # an html build of one family over a full set
     assert_clean(result, 1)
     assert "No space left on device" in result.stderr and "previous report there is unchanged" in result.stderr
     assert snapshot(warm_dir / "output") == before
     monkeypatch.undo()
-    assert_clean(invoke(HTML, warm_dir))
+    assert_clean(invoke([*HTML, "--replace"], warm_dir))
     one_set(warm_dir / "output")
 
 
@@ -296,11 +296,14 @@ def test_full_output_disk_keeps_the_previous_report(warm_dir, monkeypatch):
 
 
 def test_formats_change_as_a_set(warm_dir):
-    """--format html after a build with a PDF removes the PDF of the older build."""
+    """--format html with --replace, after a build with a PDF whose manifest is gone: the PDF of the
+    older build goes. Without --replace the build is refused: that report.pdf may be the user's."""
     (warm_dir / "output").mkdir()
     (warm_dir / "output" / "report.pdf").write_bytes(b"%PDF-1.7 an older build")
     (warm_dir / "output" / "README.md").write_text("not reportgen's")
-    assert_clean(invoke(HTML, warm_dir))
+    refused = invoke(HTML, warm_dir)
+    assert refused.exit_code == 2 and "holds report.pdf but no .reportgen-manifest.json" in refused.stderr
+    assert_clean(invoke([*HTML, "--replace"], warm_dir))
     assert not (warm_dir / "output" / "report.pdf").exists()
     assert (warm_dir / "output" / "README.md").read_text() == "not reportgen's"
     # the citations are written whatever the formats: they need nothing rendered
@@ -441,7 +444,7 @@ def _signal_a_build(root, sig, env, procs):
         time.sleep(0.2)
     seen.outlived = [w for w in seen.workers if _alive(w)]
     again = subprocess.Popen([sys.executable, "-m", "reportgen", "build", "--profile", "quick", "--format", "html",
-                              "-q"], cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                              "--replace", "-q"], cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     procs.append(again)
     try:
         out, err = again.communicate(timeout=300)
