@@ -139,6 +139,13 @@ def test_a_quotes_markdown_bold_and_fences_show_as_the_document_shows_them(mediu
     assert "<b>Training</b>" in str(mathtex.quote("| **Training** | unstable for large $d_k$ |", medium))
 
 
+def test_an_escaped_dollar_is_a_dollar_sign():
+    """'cost $5 and $10' typeset '5 and' as math; a claims text writes \\$ for a dollar sign."""
+    assert str(mathtex.inline(r"cost \$5 and \$10 total", "print")) == "cost $5 and $10 total"
+    assert mathtex.plain(r"\$5 for $d_k$") == "$5 for dₖ"
+    assert "<img" in str(mathtex.inline(r"$\frac{a}{b}$ and \$3", "print"))
+
+
 def test_report_math_still_typesets():
     assert "<msqrt>" in mathtex.inline("the $\\sqrt{d_k}$ scale") and "<mtext>" not in mathtex.inline("$\\sqrt{d_k}$")
     assert "<img" in mathtex.formula(r"\frac{1}{\sqrt{d_k}}", display=True, medium="print")

@@ -25,7 +25,8 @@ from markupsafe import Markup, escape
 from reportgen.render import formulas
 from reportgen.render.formulas import PX_PER_EM
 
-INLINE = re.compile(r"\$([^$]+)\$")
+INLINE = re.compile(r"(?<!\\)\$((?:\\.|[^$\\])+)\$")  # $…$; a \$ is a dollar sign, in text and in math
+DOLLAR = "\\$"  # written in a claims text for a dollar sign that opens no math: "cost \$5 and \$10"
 NNBSP = "\u202f"  # narrow no-break space: the thin space of digit groups that never breaks
 GROUPS = re.compile(r"(?<![\d.])(\d{1,3})((?: \d{3})+)(?!\d)")
 
@@ -124,7 +125,7 @@ SUBSCRIPTS = dict(zip("0123456789aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇�
 
 def plain(text):
     """Text with plain notation made readable as text only: d_k -> dₖ, $…$ spans unwrapped."""
-    text = INLINE.sub(lambda m: m[1], text or "")
+    text = INLINE.sub(lambda m: m[1], text or "").replace(DOLLAR, "$")
 
     def one(match):
         sub = match["sub"] or match["rsub"]
@@ -339,10 +340,10 @@ def inline(text, medium="screen"):
 def _inline(text, medium):
     out, last = [], 0
     for match in INLINE.finditer(text):
-        out.append(_plain_math(text[last : match.start()], medium))
+        out.append(_plain_math(text[last : match.start()].replace(DOLLAR, "$"), medium))
         out.append(formula(match[1], medium=medium))
         last = match.end()
-    out.append(_plain_math(text[last:], medium))
+    out.append(_plain_math(text[last:].replace(DOLLAR, "$"), medium))
     return _glued(out)
 
 
