@@ -324,7 +324,7 @@ def _stop_now(pool):
     # holds too: the manager thread then waits in recv() for the rest, for ever, and an
     # unbounded wait hung a Ctrl-C'd build until a second Ctrl-C. The command leaves with
     # os._exit (cli.command), which waits for no thread.
+    manager = getattr(pool, "_executor_manager_thread", None)  # shutdown() forgets it, wait or not
     pool.shutdown(wait=False, cancel_futures=True)
-    manager = getattr(pool, "_executor_manager_thread", None)
     if manager is not None:
         manager.join(timeout=MANAGER_WAIT)

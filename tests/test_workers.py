@@ -405,13 +405,35 @@ def test_stopping_a_pool_whose_manager_thread_is_stuck_does_not_hang(monkeypatch
             self._executor_manager_thread.start()
 
         def shutdown(self, wait=True, cancel_futures=False):
+            manager, self._executor_manager_thread = self._executor_manager_thread, None  # as CPython's does
             if wait:
-                self._executor_manager_thread.join()
+                manager.join()
 
+    joined = []
+    real_join = threading.Thread.join
+
+    def join(thread, timeout=None):
+        joined.append(timeout)
+        return real_join(thread, timeout)
+
+    monkeypatch.setattr(threading.Thread, "join", join)
     monkeypatch.setattr(workers, "MANAGER_WAIT", 0.2)
     start = time.monotonic()
     try:
         workers.stop_now(StuckPool())
         assert time.monotonic() - start < 2
+        assert joined == [0.2]  # it did wait, for as long as it may
     finally:
         stuck.set()
+
+
+def test_stopping_a_real_pool_waits_for_its_manager_thread():
+    """With a real executor the manager thread is gone when stop_now returns (shutdown() forgets
+    it whether it waits or not: stop_now must take it first)."""
+    from reportgen import workers
+
+    pool = workers.pool(1)
+    assert pool.submit(int, "7").result() == 7
+    manager = pool._executor_manager_thread  # noqa: SLF001 (CPython's)
+    workers.stop_now(pool)
+    assert manager is not None and not manager.is_alive()
