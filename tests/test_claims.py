@@ -53,6 +53,10 @@ def test_every_quote_is_in_its_document(catalog):
     assert not missing, f"quotes not found in their documents: {missing[:10]}"
 
 
+def test_a_quote_that_writes_a_dollar_sign_as_claims_texts_do_is_found():
+    assert claims.quote_found(r"costs \$5 per run", "It costs $5 per run.")
+
+
 def test_quote_matching_ignores_only_delimiters_and_space():
     text = "The **variance** is $\\sqrt{d_k}$,\n  not `d_k`."
     assert claims.quote_found("The variance is \\sqrt{d_k}, not d_k.", text)
@@ -79,6 +83,8 @@ def test_quote_matching_ignores_only_delimiters_and_space():
         ({"documented": [1, 2]}, "'documented' must be text, or a list of texts"),
         ({"args": 3}, "'args' must be a table"),
         ({"note": "as {900.a|zz} says"}, r"'note' has \{900.a\|zz\}, a field"),  # else printed as typed
+        ({"rule": "at_least", "threshold": [1]}, "threshold must be a number or a name"),  # was a TypeError
+        ({"margin": True}, "margin must be a positive number"),
     ],
 )
 def test_bad_claims_data_is_one_error_naming_the_claim(tmp_path, entry, words):
@@ -92,6 +98,16 @@ def test_bad_claims_data_is_one_error_naming_the_claim(tmp_path, entry, words):
     (folder / "900.toml").write_text("\n".join(lines) + "\n")
     with pytest.raises(ConfigError, match=words):
         claims.load(folder)
+
+
+@pytest.mark.parametrize("text", ['claim = "x"', "claim = [1]", 'not_checkable = "x"'])
+def test_a_claims_file_whose_tables_are_not_tables_is_one_error(tmp_path, text):
+    folder = tmp_path / "claims"
+    folder.mkdir()
+    (folder / "documents.toml").write_text('[[document]]\nid = "900"\ntitle = "T"\n')
+    (folder / "900.toml").write_text(text + "\n")
+    with pytest.raises(ConfigError, match=r"900.toml: '(claim|not_checkable)' must be \[\["):
+        claims.catalog(folder)
 
 
 def test_a_listed_document_without_its_claims_file_is_an_error(tmp_path):
@@ -122,6 +138,14 @@ def test_a_misspelt_measure_or_family_is_bad_input_before_any_work(tmp_path, cat
     with pytest.raises(ConfigError, match="family 'varianze' is not one of variance, saturation"):
         check_measures(elsewhere, EXPERIMENTS, [])
     check_measures(catalog, EXPERIMENTS, list(EXPERIMENTS.values()))  # the built-in claims pass
+
+    class Broken:  # a family whose measures module does not import: its section fails, not the build
+        name = "variance"
+
+        def measures(self):
+            raise RuntimeError("a bug in measures.py")
+
+    check_measures(typo, EXPERIMENTS, [Broken()])
 
 
 # --- record --------------------------------------------------------------------------

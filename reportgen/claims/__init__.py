@@ -179,7 +179,7 @@ def load(folder=None):
             problems.append(f"documents.toml lists {doc}, but {folder / f'{doc}.toml'} is not a file; add it "
                             "(empty for a document with no claims yet) or remove the entry")
         for path in claim_files(folder, doc):
-            for i, entry in enumerate(read(path).get("claim", []), start=1):
+            for i, entry in enumerate(_entries(path, "claim"), start=1):
                 where = f"{path.name} claim {entry.get('id', f'#{i}')}"
                 claim, errors = _parse(entry, doc, where)
                 problems += errors
@@ -240,7 +240,7 @@ def load_unchecked(folder=None):
     out, problems = [], []
     for doc in load_documents(folder):
         for path in claim_files(folder, doc):
-            for i, entry in enumerate(read(path).get("not_checkable", []), start=1):
+            for i, entry in enumerate(_entries(path, "not_checkable"), start=1):
                 missing = [k for k in ("section", "quote", "reason") if not entry.get(k)]
                 unknown = [k for k in entry if k not in ("section", "quote", "reason")]
                 if missing or unknown:
@@ -254,6 +254,18 @@ def load_unchecked(folder=None):
     if problems:
         raise ConfigError("claims data: " + "; ".join(problems[:5]))
     return out
+
+
+def _number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _entries(path, key):
+    """A claims file's [[key]] tables, or ConfigError when the key holds anything else."""
+    entries = read(path).get(key, [])
+    if not (isinstance(entries, list) and all(isinstance(e, dict) for e in entries)):
+        raise ConfigError(f"claims data: {path.name}: '{key}' must be [[{key}]] tables, not {entries!r:.40}")
+    return entries
 
 
 def _text_problems(entry, where):
@@ -281,7 +293,7 @@ def _text_problems(entry, where):
         problems.append(f"{where}: 'over' must be a list of claim ids")
     if "args" in entry and not isinstance(entry["args"], dict):
         problems.append(f"{where}: 'args' must be a table, e.g. {{ d_k = 64 }}")
-    if "value" in entry and (isinstance(entry["value"], bool) or not isinstance(entry["value"], (int, float))):
+    if "value" in entry and not _number(entry["value"]):
         problems.append(f"{where}: 'value' must be a number")
     return problems
 
@@ -314,7 +326,7 @@ def _parse(entry, doc, where):
         problems.append(f"{where}: a summary claim lists the claims it sums up in 'over' (two or more)")
     if entry.get("severity", "material") not in SEVERITIES:
         problems.append(f"{where}: severity must be one of {', '.join(SEVERITIES)}")
-    if "margin" in entry and not (isinstance(entry["margin"], (int, float)) and entry["margin"] > 0):
+    if "margin" in entry and not (_number(entry["margin"]) and entry["margin"] > 0):
         problems.append(f"{where}: margin must be a positive number")
     band = entry.get("band")
     if band is not None and not (isinstance(band, list) and len(band) == 2
@@ -324,9 +336,9 @@ def _parse(entry, doc, where):
     if rule == "unverifiable" and not entry.get("reason"):
         problems.append(f"{where}: an unverifiable claim says why in 'reason'")
     threshold = entry.get("threshold")
-    if rule in ("at_least", "at_most") and not (
-        isinstance(threshold, (int, float)) or threshold in THRESHOLDS
-    ):
+    if "threshold" in entry and not (_number(threshold) or isinstance(threshold, str)):
+        problems.append(f"{where}: threshold must be a number or a name in reportgen/experiments/thresholds.py")
+    elif rule in ("at_least", "at_most") and not (_number(threshold) or threshold in THRESHOLDS):
         problems.append(f"{where}: rule '{rule}' needs a threshold: a number or one of reportgen/experiments/thresholds.py")
     if rule in ("at_least", "at_most", "interval") and not entry.get("justification"):
         problems.append(f"{where}: rule '{rule}' needs a one-line justification")
@@ -357,7 +369,7 @@ def _parse(entry, doc, where):
     return claim, []
 
 
-_DELIMITERS = re.compile(r"\\[()\[\]]|[$*`_#>|]")
+_DELIMITERS = re.compile(r"\\[()\[\]$]|[$*`_#>|]")  # \$: a claims text's dollar sign (CONTRIBUTING)
 
 
 def normalized(text):
