@@ -137,6 +137,9 @@ def test_a_quotes_markdown_bold_and_fences_show_as_the_document_shows_them(mediu
     assert out == "<b>&lt;img src=x onerror=&#34;y&#34;&gt;</b> and x ** 2 ** 3"
     assert problems(out) == [], out
     assert "<b>Training</b>" in str(mathtex.quote("| **Training** | unstable for large $d_k$ |", medium))
+    # inside a formula ** is the formula's: never bold, never in its alt text
+    assert "<b>" not in str(mathtex.quote("scores grow as $2**3 + 4**5$ does", medium))
+    assert "<b>" not in str(mathtex.quote(r"$\frac{a**}{b**}$ and $\text{**x**}$", medium))
 
 
 def test_an_escaped_dollar_is_a_dollar_sign():

@@ -337,13 +337,20 @@ def inline(text, medium="screen"):
 
 
 @lru_cache(maxsize=16384)  # a build sets the same quotes and labels in the report, its sheets and both media
-def _inline(text, medium):
+def _inline(text, medium, quoted=False):
+    """`quoted`: the text between the formulas is a document's, its Markdown shown (_markdown);
+    a formula is never touched by it."""
     out, last = [], 0
+
+    def between(part):
+        part = _plain_math(part.replace(DOLLAR, "$"), medium)
+        return Markup(_markdown(str(part))) if quoted else part
+
     for match in INLINE.finditer(text):
-        out.append(_plain_math(text[last : match.start()].replace(DOLLAR, "$"), medium))
+        out.append(between(text[last : match.start()]))
         out.append(formula(match[1], medium=medium))
         last = match.end()
-    out.append(_plain_math(text[last:].replace(DOLLAR, "$"), medium))
+    out.append(between(text[last:]))
     return _glued(out)
 
 
@@ -401,7 +408,7 @@ def quote(text, medium="screen"):
 @lru_cache(maxsize=16384)
 def _quote(text, medium):
     if "$" in text:
-        return Markup(_markdown(str(inline(text, medium))))
+        return _inline(text, medium, quoted=True)
     if LATEX_COMMAND.search(text) and len(text) < 400:
         try:
             return formula(text.strip(), medium=medium)
@@ -411,8 +418,8 @@ def _quote(text, medium):
 
 
 def _markdown(escaped):
-    """Escaped quote text with its line-break tags, fences and **bold** as markup (the bold's
-    text is text without any tag: it never spans typeset math)."""
+    """Escaped quote text (no formula in it) with its line-break tags, fences and **bold** as
+    markup; a bold run holds no tag."""
     escaped = FENCE.sub("<br>", escaped).removeprefix("<br>").removesuffix("<br>")
     return STRONG.sub(r"<b>\1</b>", LINE_BREAK_TAG.sub("<br>", escaped))
 
