@@ -115,3 +115,26 @@ def test_a_build_that_began_beside_this_one_is_asked_about_again_under_the_lock(
     assert {p.name: p.read_bytes() for p in out.iterdir() if p.name != ".reportgen-lock"} == before
     publish(out, {"results.json": "{}", "report.html": "<p>"}, "b2", scope=scope, replace=True)
     assert not (out / "report.pdf").exists()  # --replace: the set is this build's
+
+
+def test_a_publish_cut_short_is_finished_before_the_set_is_judged(tmp_path):
+    """A full build committed its set (the journal) but was killed before the renames: the folder's
+    manifest is still the older one's. An --only build is judged against the committed set, before
+    any work, not after it."""
+    from dataclasses import replace
+
+    from reportgen.config import BuildConfig
+    from reportgen.errors import ConfigError
+    from reportgen.publish import outputs
+
+    out = tmp_path / "output"
+    out.mkdir()
+    full = {"results.json": "{}", "report.html": "<p>", "report.pdf": "%PDF"}
+    data = {**full, MANIFEST: json.dumps(FULL | {"files": {n: "x" for n in full}})}
+    for name, payload in data.items():
+        (out / f".{name}.staged").write_text(payload)
+    (out / ".reportgen-swap.json").write_text(json.dumps({"rename": list(data), "remove": []}))
+    config = replace(BuildConfig(), output=str(out), format=("html", "pdf"), only=("variance",))
+    with pytest.raises(ConfigError, match="holds a build this one does not cover"):
+        outputs.refuse_narrowing(config, ["variance"], known=list(EXPERIMENTS))
+    assert (out / "report.pdf").read_text() == "%PDF" and not (out / ".reportgen-swap.json").exists()

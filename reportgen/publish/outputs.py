@@ -210,6 +210,9 @@ def refuse_narrowing(config, experiments, known=None):
 
     if config.replace:
         return
+    if committed(config.output):  # a publish cut short: the set it committed is the one to judge
+        with lock.held(config.output):
+            recover(config.output)
     why = refusal(config.output, experiments, config.format, known)
     if why:
         raise ConfigError(f"{why}, or choose another --output")
