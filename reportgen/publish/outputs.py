@@ -58,7 +58,7 @@ def committed(folder):
 
 
 def _replace_set(folder, files, build, scope):
-    recover(folder)
+    """Stage, commit and rename one build's set (publish has finished any publish cut short)."""
     previous = set(manifest_of(folder).get("files", {}))
     data = {name: d.encode("utf-8") if isinstance(d, str) else d for name, d in files.items()}
     manifest = {
@@ -157,7 +157,7 @@ def narrowing(folder, experiments, formats, known=None):
 
 
 def _experiments(names):
-    return f"{len(names)} experiment{'' if len(names) == 1 else 's'}" if len(names) > 1 else names[0]
+    return f"{len(names)} experiments" if len(names) > 1 else names[0]
 
 
 def foreign(folder):
