@@ -272,6 +272,11 @@ def test_a_title_without_spaces_stays_on_the_page():
     body = pages[0]._page_box.children[0].children[0]
     assert max(line.position_x + line.width for line in body.descendants() if type(line).__name__ == "LineBox") \
         <= body.content_box_x() + body.width + 0.01
+    # the running header prints the title cut by report.running_title (templates: data-running)
+    assert report.running_title("W" * 300) == "W" * 59 + "…" and report.running_title("Short") == "Short"
+    for name in ("_parts.html.j2", "handout.html.j2", "errata.html.j2"):
+        assert "| running }}" in (report.templates() / name).read_text(encoding="utf-8"), name
+    assert "string-set: doctitle attr(data-running)" in css
 
 
 def test_tables_text(pdf):

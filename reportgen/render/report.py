@@ -104,10 +104,20 @@ def environment(medium):
     env.globals["tex"] = lambda tex, display=False: mathtex.formula(tex, display, medium)
     env.globals["medium"] = medium
     env.globals["column_widths"] = columns.widths  # print tables: fixed layout, widths from their text
+    env.filters["running"] = running_title
     return env
 
 
 CUSTOM_PROPERTY = re.compile(r"var\((--[\w-]+)\)")
+
+
+RUNNING = 60  # characters of a title in the running header: it and the longest section share one line
+
+
+def running_title(title):
+    """A title as the running header prints it: cut to RUNNING characters with … (a 300-character
+    title ran past the paper on every page and over the section beside it)."""
+    return title if len(title) <= RUNNING else title[: RUNNING - 1].rstrip() + "…"
 
 
 def without_custom_properties(css):
