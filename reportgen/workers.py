@@ -110,7 +110,7 @@ class Workers:
             self.broken = True
             return None
 
-    def share(self, jobs, here, there, worker_end="front", meanwhile=None):
+    def share(self, jobs, here, there, worker_end="front", meanwhile=None, begun=()):
         """Do each of `jobs` once, in this process and in the workers at the same time; yield
         (job, a done Future of its value) as each is done.
 
@@ -128,23 +128,30 @@ class Workers:
         Future of one piece handed to `offload`, None when none is left); share ends when the
         workers have finished those too (reportgen.render.drawing.Drawer: the figures of the
         families done; their Futures stay with it).
+
+        `begun`: (job, Future) pairs `offload` began before the other jobs were known, at most one
+        per worker: each is that worker's first job, waited for before it takes another (so no
+        job queues behind it), and yielded as the others are.
         """
         import collections
         import queue
         import threading
         from concurrent.futures import wait
 
-        todo, lock = collections.deque(jobs), threading.Lock()
+        todo, lock, begun = collections.deque(jobs), threading.Lock(), list(begun)
         finished = queue.Queue()  # (job, its worker's Future, or None: do it here); None as each feeder ends
         stopping, ended = threading.Event(), threading.Event()  # ended: every feeder's None was taken
-        feeding = [max(1, min(self.processes, len(todo) - 1))]  # feeders not yet ended
+        feeding = [max(1, len(begun), min(self.processes, len(todo) - 1))]  # feeders not yet ended
 
         def take(end="front"):
             with lock:
                 return ((todo.popleft() if end == "front" else todo.pop()),) if todo else None
 
-        def feed():
+        def feed(first=None):
             try:
+                if first is not None:  # a job this worker began before share
+                    wait([first[1]])
+                    finished.put(first)
                 while not stopping.is_set() and (taken := take(worker_end)) is not None:
                     try:
                         future = self.offload(*there(taken[0]))
@@ -182,10 +189,14 @@ class Workers:
         if self.broken or (len(todo) < 2 and meanwhile is None):  # nothing to share, or no worker to share with
             for job in todo:
                 yield job, done_here(here, job)
+            for job, future in begun:
+                wait([future])
+                yield job, done_here(here, job) if self.lost(future) else future
             return
         self.ready()  # from this thread (see ready)
         taken = take()  # the first job is this process's, before any worker can take it
-        feeders = [threading.Thread(target=feed, name="share", daemon=True) for _ in range(feeding[0])]
+        feeders = [threading.Thread(target=feed, args=(begun[i] if i < len(begun) else None,), name="share",
+                                    daemon=True) for i in range(feeding[0])]
         for feeder in feeders:
             feeder.start()
         try:

@@ -618,3 +618,40 @@ def test_a_pdf_typeset_while_a_signal_was_taken_is_never_kept(monkeypatch):
     html = f"<html><head></head><body><p>{formula}</p></body></html>"
     with signals.installed(), pytest.raises(KeyboardInterrupt):
         report.render_pdf(html, None)
+
+
+def test_the_longest_sheet_not_cached_is_begun_in_a_worker_that_is_up(monkeypatch):
+    """report.begin_sheet: a rebuild after an edit to one claim waits for that sheet only, so the
+    worker begins it before the report's own print pages are laid out; nothing when the worker
+    is not up, when every sheet is cached, or when none is (a cold build: longest first)."""
+    from concurrent.futures import Future
+
+    from reportgen.render import report
+
+    class Store:
+        def __init__(self, cached):
+            self.cached = cached
+
+        def load_bytes(self, name, key, check=None):
+            return b"%PDF-1.7 cached" if name in self.cached else None
+
+    class Pool:
+        def __init__(self, up):
+            self.up, self.offloaded = up, []
+
+        def started(self):
+            return self.up
+
+        def offload(self, fn, *args):
+            self.offloaded.append((fn, args[0]))
+            return Future()
+
+    sheets = {"errata-000": "<p>" + "x" * 900 + "</p>", "errata-001": "<p>" + "x" * 400 + "</p>", "errata-002": "<p>x</p>"}
+    pool = Pool(up=True)
+    begun = report.begin_sheet(sheets, {}, Store(cached={"errata-000"}), pool)
+    assert list(begun) == ["errata-001"] and pool.offloaded == [(report.render_pdf, sheets["errata-001"])]
+    assert report.begin_sheet(sheets, {}, Store(cached=set(sheets)), Pool(up=True)) == {}
+    assert report.begin_sheet(sheets, {}, Store(cached=set()), Pool(up=True)) == {}
+    idle = Pool(up=False)
+    assert report.begin_sheet(sheets, {}, Store(cached={"errata-000"}), idle) == {} and idle.offloaded == []
+    assert report.begin_sheet(sheets, {}, Store(cached={"errata-000"}), None) == {}

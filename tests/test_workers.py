@@ -437,3 +437,36 @@ def test_stopping_a_real_pool_waits_for_its_manager_thread():
     manager = pool._executor_manager_thread  # noqa: SLF001 (CPython's)
     workers.stop_now(pool)
     assert manager is not None and not manager.is_alive()
+
+
+def slow_label(label, seconds):
+    import time
+
+    time.sleep(seconds)
+    return label
+
+
+@pytest.mark.parametrize("jobs", [range(6), [0]])
+def test_a_job_begun_before_share_is_yielded_and_nothing_queues_behind_it(jobs):
+    """begun: a job offloaded before share knew the others (report.begin_sheet). share yields it
+    with the rest; its worker takes no other job until it is done, so while it is busy this
+    process does every job (none waits in the executor's queue behind it)."""
+    executor = Threaded()
+    pool = workers_on(executor)
+    pool.ready()
+    begun = pool.offload(slow_label, "sheet", 0.3)
+    done = dict((job, future.result()) for job, future in
+                pool.share(jobs, slow_square, lambda x: (slow_square, x), begun=[("sheet", begun)]))
+    pool.close()
+    assert done == {"sheet": "sheet", **{x: x * x for x in jobs}}
+    assert [args for args in executor.submitted if args] == [("sheet", 0.3)]
+
+
+@pytest.mark.parametrize("jobs", [range(3), [0]])
+def test_a_begun_job_its_worker_lost_is_done_here(jobs):
+    pool = workers_on(Done(BrokenProcessPool("a worker died")))
+    pool.ready()
+    begun = pool.offload(abs, -4)
+    done = dict((job, future.result()) for job, future in pool.share(jobs, lambda x: -x if x != "b" else 4,
+                                                                     lambda x: (abs, x), begun=[("b", begun)]))
+    assert done == {"b": 4, **{x: -x for x in jobs}}

@@ -271,9 +271,10 @@ def cached_pdfs(named, store):
 FIRST = object()  # pdfs(): this process's own work, done while the workers begin the PDFs
 
 
-def pdfs(named, info, store, pool=None, first=None, cached=None):
+def pdfs(named, info, store, pool=None, first=None, cached=None, begun=None):
     """{name: PDF bytes} for {name: print HTML}, each cached on its own HTML (`cached`: what
-    cached_pdfs gave, when the caller has looked already).
+    cached_pdfs gave, when the caller has looked already; `begun`: {name: Future} of those a
+    worker began already, begin_sheet).
 
     The PDFs are independent renders, shared between this process and the build's worker
     processes (`pool`, reportgen.workers; else ones of its own), each taking the largest left
@@ -284,19 +285,39 @@ def pdfs(named, info, store, pool=None, first=None, cached=None):
 
     cached = cached or cached_pdfs(named, store)
     out = {name: pdf for name, (_, pdf) in cached.items()}
-    todo = sorted((name for name in named if out[name] is None), key=lambda n: -_weight(named[n]))
+    begun = begun or {}
+    todo = sorted((name for name in named if out[name] is None and name not in begun), key=lambda n: -_weight(named[n]))
     jobs = [FIRST, *todo] if first is not None else todo
     here = lambda name: first() if name is FIRST else render_pdf(named[name], info)  # noqa: E731
-    if len(todo) < 2 and not (pool is not None and pool.started()):  # a worker would start slower than one render
+    if not begun and len(todo) < 2 and not (pool is not None and pool.started()):  # a worker would start slower than one render
         out.update((name, here(name)) for name in jobs)
     else:
         with workers.owned(pool) as pool:
-            for name, done in pool.share(jobs, here, lambda name: (render_pdf, named[name], info)):
+            for name, done in pool.share(jobs, here, lambda name: (render_pdf, named[name], info), begun=begun.items()):
                 out[name] = done.result()
     out.pop(FIRST, None)
-    for name in todo:
+    for name in [*todo, *begun]:
         store.store_bytes(name, cached[name][0], out[name])
     return out
+
+
+def begin_sheet(sheets, info, store, pool):
+    """{name: Future} of the longest of the sheets' PDFs not in the cache, begun now in the build's
+    worker when it is up and some sheets are cached; {} otherwise.
+
+    The report's and the handout's print pages are still to be laid out (a few tenths of a second
+    in this process): a rebuild after an edit to one claim's text waits for that one sheet and
+    nothing else. A build that typesets every sheet (cold, or after a change to the templates)
+    keeps the order longest first, report.pdf first among them.
+    """
+    if pool is None or not pool.started():
+        return {}
+    missing = [name for name, (_, pdf) in cached_pdfs(sheets, store).items() if pdf is None]
+    if not missing or len(missing) == len(sheets):
+        return {}
+    name = max(missing, key=lambda n: _weight(sheets[n]))
+    future = pool.offload(render_pdf, sheets[name], info)
+    return {name: future} if future is not None else {}
 
 
 def _pdf_estimate(progress, printed, missing):
@@ -311,10 +332,10 @@ def _pdf_estimate(progress, printed, missing):
     return "partial", (cached + cold * share if cold is not None and cached is not None else None)
 
 
-def _pdf_stage(ctx, printed, marks, build, results_json, info, store, progress, pool, screen):
+def _pdf_stage(ctx, printed, marks, build, results_json, info, store, progress, pool, screen, begun):
     """{name: finished PDF bytes}: rendered or cached, the build id stamped into those printed
     with its placeholder (else rendered with the id), results.json attached to report.pdf and
-    the handout; `screen()` lays out report.html's pages meanwhile."""
+    the handout; `screen()` lays out report.html's pages meanwhile; `begun`: begin_sheet's."""
     from reportgen.render import stamp
 
     cached = cached_pdfs(printed, store)
@@ -342,7 +363,7 @@ def _pdf_stage(ctx, printed, marks, build, results_json, info, store, progress, 
         finish({name: pdf for name, (_, pdf) in cached.items() if pdf is not None})
 
     with progress.stage("pdf", what, kind=kind, expected=expected):
-        rendered = pdfs(printed, info, store, pool=pool, first=first, cached=cached)
+        rendered = pdfs(printed, info, store, pool=pool, first=first, cached=cached, begun=begun)
         finish({name: rendered[name] for name in printed if name not in tried})  # first() did the cached ones
         again = {name: render_html(ctx, "print", f"{name}.html.j2") for name in marks if name not in finished}
         finish(pdfs(again, info, store, pool=pool) if again else {}, stamped=False)
@@ -381,19 +402,22 @@ def write(sections, catalog, info, config, timings, store, progress=None, pool=N
             if "pdf" in config.format:
                 # report.pdf and the handout with the build id's placeholder, set after rendering
                 # (reportgen.render.stamp): a change they do not show leaves their pages cached
+                sheets = {sheet["name"]: render_sheet(ctx, sheet, "print") for sheet in ctx["sheets"]}
+                begun = begin_sheet(sheets, info, store, pool)  # while the report's pages are laid out
                 stampable = stamp.usable(results_json, repr(config))
                 unnamed = dict(ctx, meta=dict(ctx["meta"], **build_fields(config, info, stamp.PLACEHOLDER)))
                 printed, marks = {}, {}
                 for name, template in (("report", "report.html.j2"), ("handout", "handout.html.j2")):
                     printed[name], marks[name] = (stamp.mark(render_html(unnamed, "print", template)) if stampable
                                                   else (render_html(ctx, "print", template), 0))
-                printed.update((sheet["name"], render_sheet(ctx, sheet, "print")) for sheet in ctx["sheets"])
+                printed.update(sheets)
             else:
                 screen()
         timings["html"] = time.perf_counter() - stage
         if "pdf" in config.format:
             stage = time.perf_counter()
-            rendered = _pdf_stage(ctx, printed, marks, build, results_json.encode(), info, store, progress, pool, screen)
+            rendered = _pdf_stage(ctx, printed, marks, build, results_json.encode(), info, store, progress, pool, screen,
+                                  begun)
             files["report.pdf"], files["report-handout.pdf"] = rendered.pop("report"), rendered.pop("handout")
             files.update((f"{name}.pdf", pdf) for name, pdf in rendered.items())
             timings["pdf"] = time.perf_counter() - stage
