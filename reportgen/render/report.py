@@ -400,10 +400,10 @@ def write(sections, catalog, info, config, timings, store, progress=None, pool=N
         with progress.stage("html", "laying out the report"):
             ctx = context(sections, catalog, info, config, build)
             if "pdf" in config.format:
-                # report.pdf and the handout with the build id's placeholder, set after rendering
-                # (reportgen.render.stamp): a change they do not show leaves their pages cached
                 sheets = {sheet["name"]: render_sheet(ctx, sheet, "print") for sheet in ctx["sheets"]}
                 begun = begin_sheet(sheets, info, store, pool)  # while the report's pages are laid out
+                # report.pdf and the handout with the build id's placeholder, set after rendering
+                # (reportgen.render.stamp): a change they do not show leaves their pages cached
                 stampable = stamp.usable(results_json, repr(config))
                 unnamed = dict(ctx, meta=dict(ctx["meta"], **build_fields(config, info, stamp.PLACEHOLDER)))
                 printed, marks = {}, {}
