@@ -289,7 +289,7 @@ def pdfs(named, info, store, pool=None, first=None, cached=None, begun=None):
     todo = sorted((name for name in named if out[name] is None and name not in begun), key=lambda n: -_weight(named[n]))
     jobs = [FIRST, *todo] if first is not None else todo
     here = lambda name: first() if name is FIRST else render_pdf(named[name], info)  # noqa: E731
-    if not begun and len(todo) < 2 and not (pool is not None and pool.started()):  # a worker would start slower than one render
+    if not begun and len(todo) < 2 and not (pool and pool.started()):  # a worker starts slower than one render
         out.update((name, here(name)) for name in jobs)
     else:
         with workers.owned(pool) as pool:
@@ -416,8 +416,8 @@ def write(sections, catalog, info, config, timings, store, progress=None, pool=N
         timings["html"] = time.perf_counter() - stage
         if "pdf" in config.format:
             stage = time.perf_counter()
-            rendered = _pdf_stage(ctx, printed, marks, build, results_json.encode(), info, store, progress, pool, screen,
-                                  begun)
+            rendered = _pdf_stage(ctx, printed, marks, build, results_json.encode(), info, store, progress, pool,
+                                  screen, begun)
             files["report.pdf"], files["report-handout.pdf"] = rendered.pop("report"), rendered.pop("handout")
             files.update((f"{name}.pdf", pdf) for name, pdf in rendered.items())
             timings["pdf"] = time.perf_counter() - stage
