@@ -141,7 +141,7 @@ class Workers:
         todo, lock, begun = collections.deque(jobs), threading.Lock(), list(begun)
         finished = queue.Queue()  # (job, its worker's Future, or None: do it here); None as each feeder ends
         stopping, ended = threading.Event(), threading.Event()  # ended: every feeder's None was taken
-        feeding = [max(1, len(begun), min(self.processes, len(todo) - 1))]  # feeders not yet ended
+        feeding = [max(1, len(begun), min(self.processes, len(begun) + len(todo) - 1))]  # feeders not yet ended
 
         def take(end="front"):
             with lock:
@@ -186,7 +186,7 @@ class Workers:
                 job, future = item
                 yield job, done_here(here, job) if future is None or self.lost(future) else future
 
-        if self.broken or (len(todo) < 2 and meanwhile is None):  # nothing to share, or no worker to share with
+        if self.broken or (len(todo) < 2 and meanwhile is None):  # nothing to share (but what a worker began), or no worker
             for job in todo:
                 yield job, done_here(here, job)
             for job, future in begun:

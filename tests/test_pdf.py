@@ -620,20 +620,13 @@ def test_a_pdf_typeset_while_a_signal_was_taken_is_never_kept(monkeypatch):
         report.render_pdf(html, None)
 
 
-def test_the_longest_sheet_not_cached_is_begun_in_a_worker_that_is_up(monkeypatch):
+def test_the_longest_sheet_not_cached_is_begun_in_a_worker_that_is_up():
     """report.begin_sheet: a rebuild after an edit to one claim waits for that sheet only, so the
     worker begins it before the report's own print pages are laid out; nothing when the worker
     is not up, when every sheet is cached, or when none is (a cold build: longest first)."""
     from concurrent.futures import Future
 
     from reportgen.render import report
-
-    class Store:
-        def __init__(self, cached):
-            self.cached = cached
-
-        def load_bytes(self, name, key, check=None):
-            return b"%PDF-1.7 cached" if name in self.cached else None
 
     class Pool:
         def __init__(self, up):
@@ -647,11 +640,15 @@ def test_the_longest_sheet_not_cached_is_begun_in_a_worker_that_is_up(monkeypatc
             return Future()
 
     sheets = {"errata-000": "<p>" + "x" * 900 + "</p>", "errata-001": "<p>" + "x" * 400 + "</p>", "errata-002": "<p>x</p>"}
+
+    def looked_up(cached):  # as cached_pdfs gives it: {name: (key, the cached PDF or None)}
+        return {name: ("key", b"%PDF-1.7" if name in cached else None) for name in sheets}
+
     pool = Pool(up=True)
-    begun = report.begin_sheet(sheets, {}, Store(cached={"errata-000"}), pool)
+    begun = report.begin_sheet(sheets, looked_up({"errata-000"}), {}, pool)
     assert list(begun) == ["errata-001"] and pool.offloaded == [(report.render_pdf, sheets["errata-001"])]
-    assert report.begin_sheet(sheets, {}, Store(cached=set(sheets)), Pool(up=True)) == {}
-    assert report.begin_sheet(sheets, {}, Store(cached=set()), Pool(up=True)) == {}
+    assert report.begin_sheet(sheets, looked_up(set(sheets)), {}, Pool(up=True)) == {}
+    assert report.begin_sheet(sheets, looked_up(set()), {}, Pool(up=True)) == {}
     idle = Pool(up=False)
-    assert report.begin_sheet(sheets, {}, Store(cached={"errata-000"}), idle) == {} and idle.offloaded == []
-    assert report.begin_sheet(sheets, {}, Store(cached={"errata-000"}), None) == {}
+    assert report.begin_sheet(sheets, looked_up({"errata-000"}), {}, idle) == {} and idle.offloaded == []
+    assert report.begin_sheet(sheets, looked_up({"errata-000"}), {}, None) == {}

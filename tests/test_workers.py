@@ -452,7 +452,7 @@ def test_a_job_begun_before_share_is_yielded_and_nothing_queues_behind_it(jobs):
     with the rest; its worker takes no other job until it is done, so while it is busy this
     process does every job (none waits in the executor's queue behind it)."""
     executor = Threaded()
-    pool = workers_on(executor)
+    pool = Workers(processes=1, start=lambda processes: executor)  # as many workers as the executor has threads
     pool.ready()
     begun = pool.offload(slow_label, "sheet", 0.3)
     done = dict((job, future.result()) for job, future in
@@ -470,3 +470,31 @@ def test_a_begun_job_its_worker_lost_is_done_here(jobs):
     done = dict((job, future.result()) for job, future in pool.share(jobs, lambda x: -x if x != "b" else 4,
                                                                      lambda x: (abs, x), begun=[("b", begun)]))
     assert done == {"b": 4, **{x: -x for x in jobs}}
+
+
+def test_a_begun_job_does_not_keep_another_worker_from_the_other_jobs():
+    """With two workers and one busy with a begun job, the other takes jobs from the start."""
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    class Two(Threaded):
+        def __init__(self):
+            super().__init__()
+            self.pool = ThreadPoolExecutor(max_workers=2)
+
+    executor, started = Two(), {}
+
+    def job(name, seconds):
+        started[name] = time.perf_counter()
+        time.sleep(seconds)
+        return name
+
+    pool = Workers(processes=2, start=lambda processes: executor)
+    pool.ready()
+    begun = pool.offload(job, "sheet", 0.5)
+    begin = time.perf_counter()
+    done = dict(pool.share(["here", "a", "b"], lambda name: job(name, 0.2), lambda name: (job, name, 0.2),
+                           begun=[("sheet", begun)]))
+    pool.close()
+    assert set(done) == {"sheet", "here", "a", "b"}
+    assert min(started["a"], started["b"]) - begin < 0.15  # the free worker began one of them at once

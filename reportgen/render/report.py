@@ -272,14 +272,13 @@ FIRST = object()  # pdfs(): this process's own work, done while the workers begi
 
 
 def pdfs(named, info, store, pool=None, first=None, cached=None, begun=None):
-    """{name: PDF bytes} for {name: print HTML}, each cached on its own HTML (`cached`: what
-    cached_pdfs gave, when the caller has looked already; `begun`: {name: Future} of those a
-    worker began already, begin_sheet).
+    """{name: PDF bytes} for {name: print HTML}, each cached on its own HTML (`cached`: what cached_pdfs
+    gave, when the caller has looked already; `begun`: {name: Future} a worker began, begin_sheet).
 
     The PDFs are independent renders, shared between this process and the build's worker
     processes (`pool`, reportgen.workers; else ones of its own), each taking the largest left
-    (WeasyPrint holds the GIL); `first()`, when given, is this process's before any PDF (the
-    screen pages: the workers begin the PDFs meanwhile).
+    after any begun (WeasyPrint holds the GIL); `first()`, when given, is this process's before any
+    PDF (the screen pages: the workers begin the PDFs meanwhile).
     """
     from reportgen import workers
 
@@ -301,18 +300,18 @@ def pdfs(named, info, store, pool=None, first=None, cached=None, begun=None):
     return out
 
 
-def begin_sheet(sheets, info, store, pool):
-    """{name: Future} of the longest of the sheets' PDFs not in the cache, begun now in the build's
-    worker when it is up and some sheets are cached; {} otherwise.
+def begin_sheet(sheets, cached, info, pool):
+    """{name: Future} of the longest of the sheets' PDFs not in the cache (`cached`: cached_pdfs'),
+    begun now in the build's worker when it is up and some sheets are cached; {} otherwise.
 
     The report's and the handout's print pages are still to be laid out (a few tenths of a second
-    in this process): a rebuild after an edit to one claim's text waits for that one sheet and
-    nothing else. A build that typesets every sheet (cold, or after a change to the templates)
-    keeps the order longest first, report.pdf first among them.
+    here): a rebuild after an edit to one claim's text that only its sheet shows waits for that sheet
+    alone (one that report.pdf shows too waits a second more, the screen pages laid out here first).
+    A build that typesets every sheet (cold, or after a template change) keeps the longest first.
     """
     if pool is None or not pool.started():
         return {}
-    missing = [name for name, (_, pdf) in cached_pdfs(sheets, store).items() if pdf is None]
+    missing = [name for name, (_, pdf) in cached.items() if pdf is None]
     if not missing or len(missing) == len(sheets):
         return {}
     name = max(missing, key=lambda n: _weight(sheets[n]))
@@ -332,13 +331,12 @@ def _pdf_estimate(progress, printed, missing):
     return "partial", (cached + cold * share if cold is not None and cached is not None else None)
 
 
-def _pdf_stage(ctx, printed, marks, build, results_json, info, store, progress, pool, screen, begun):
+def _pdf_stage(ctx, printed, marks, build, results_json, info, store, progress, pool, screen, begun, cached):
     """{name: finished PDF bytes}: rendered or cached, the build id stamped into those printed
     with its placeholder (else rendered with the id), results.json attached to report.pdf and
-    the handout; `screen()` lays out report.html's pages meanwhile; `begun`: begin_sheet's."""
+    the handout; `screen()` lays out report.html's pages meanwhile; `begun`, `cached`: begin_sheet's, cached_pdfs'."""
     from reportgen.render import stamp
 
-    cached = cached_pdfs(printed, store)
     missing = [name for name, (_, pdf) in cached.items() if pdf is None]
     typeset = [f"{'report-handout' if n == 'handout' else n}.pdf" for n in missing]
     also = ", with report.html meanwhile" if "html" in ctx["formats"] else ""
@@ -401,7 +399,8 @@ def write(sections, catalog, info, config, timings, store, progress=None, pool=N
             ctx = context(sections, catalog, info, config, build)
             if "pdf" in config.format:
                 sheets = {sheet["name"]: render_sheet(ctx, sheet, "print") for sheet in ctx["sheets"]}
-                begun = begin_sheet(sheets, info, store, pool)  # while the report's pages are laid out
+                cached = cached_pdfs(sheets, store)  # looked up once: a damaged entry warns once
+                begun = begin_sheet(sheets, cached, info, pool)  # while the report's pages are laid out
                 # report.pdf and the handout with the build id's placeholder, set after rendering
                 # (reportgen.render.stamp): a change they do not show leaves their pages cached
                 stampable = stamp.usable(results_json, repr(config))
@@ -411,13 +410,14 @@ def write(sections, catalog, info, config, timings, store, progress=None, pool=N
                     printed[name], marks[name] = (stamp.mark(render_html(unnamed, "print", template)) if stampable
                                                   else (render_html(ctx, "print", template), 0))
                 printed.update(sheets)
+                cached.update(cached_pdfs({name: printed[name] for name in marks}, store))
             else:
                 screen()
         timings["html"] = time.perf_counter() - stage
         if "pdf" in config.format:
             stage = time.perf_counter()
             rendered = _pdf_stage(ctx, printed, marks, build, results_json.encode(), info, store, progress, pool,
-                                  screen, begun)
+                                  screen, begun, cached)
             files["report.pdf"], files["report-handout.pdf"] = rendered.pop("report"), rendered.pop("handout")
             files.update((f"{name}.pdf", pdf) for name, pdf in rendered.items())
             timings["pdf"] = time.perf_counter() - stage
