@@ -25,10 +25,9 @@ ERRORS = ("contradicted",)  # verdicts that say a document is wrong (material or
 IN_PART = ("partly",)  # verdicts that say it is right in some setups only
 UNSETTLED = ("inconclusive", "unverifiable")  # verdicts that leave the statement open
 QUOTE_WORDS = {state: STATES[state] for state in (GONE, FIXED)}  # shown beside a verdict
-# What every page of a build of these profiles says about itself: its sizes decide nothing.
-# (the title page's sentence, the short line every PDF page repeats in its margin)
-PROFILE_WARNINGS = {"quick": ("Quick profile: sizes too small for the verdicts to be relied on.",
-                              "Quick profile: sizes too small for the verdicts to be relied on")}
+# What every page of a build of these profiles says about itself: its sizes decide nothing
+# (the title page's sentence, which every PDF page repeats in its margin).
+PROFILE_WARNINGS = {"quick": "Quick profile: sizes too small for the verdicts to be relied on."}
 
 
 def severity(j):
@@ -324,8 +323,7 @@ def title_block(config, info, build):
         "year": when.year,
         **build_fields(config, info, build),
         "url": config.url,
-        "profile_warning": PROFILE_WARNINGS.get(info["profile"], ("", ""))[0],
-        "profile_running": PROFILE_WARNINGS.get(info["profile"], ("", ""))[1],
+        "profile_warning": PROFILE_WARNINGS.get(info["profile"], ""),
     }
 
 
