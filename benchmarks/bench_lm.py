@@ -46,7 +46,7 @@ def measure(profile="standard", steps=10, runs=3, device="cpu", threads=1, confi
     """Median seconds of both trainers per configuration (the first `configurations` only, if given)."""
     import torch
 
-    from reportgen.experiments.lm import corpus, model
+    from reportgen.experiments.lm import corpus, model, optimize
     from reportgen.experiments.lm import run as R
     from reportgen.experiments.lm.params import PARAMS
     from reportgen.experiments.sampling import generator
@@ -58,7 +58,7 @@ def measure(profile="standard", steps=10, runs=3, device="cpu", threads=1, confi
     text, vocabulary, _ = corpus.read()
     train = corpus.encode(text["train"], vocabulary, device)
     T, B = params.context, params.batch
-    trainers = (("batched", model.train_batched), ("per-model loop", model.train_looped))
+    trainers = (("batched", optimize.train_batched), ("per-model loop", optimize.train_looped))
     rows = []
     for width, heads, d_k, variants in R.configurations(params)[:configurations]:
         cells = model.order_grid([(v, lr, s) for v in variants for lr in params.lrs for s in range(params.seeds)],

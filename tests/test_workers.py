@@ -498,3 +498,28 @@ def test_a_begun_job_does_not_keep_another_worker_from_the_other_jobs():
     pool.close()
     assert set(done) == {"sheet", "here", "a", "b"}
     assert min(started["a"], started["b"]) - begin < 0.15  # the free worker began one of them at once
+
+
+def test_in_threads_keeps_order_and_stops_the_other_lanes_on_a_failure():
+    """Results come back in job order; the first failure stops the other lanes and is raised here."""
+    import time
+
+    from reportgen.workers import in_threads
+
+    assert in_threads([3, 1, 2], lambda job, stop: job * 10, lanes=2) == [30, 10, 20]
+    seen = []
+
+    def work(job, stop):
+        if job == 0:
+            time.sleep(0.2)  # job 1 has begun in the other lane by now
+            raise ValueError("job 0 failed")
+        for _ in range(200):  # a long job that checks its stop flag, as a training loop does each step
+            if stop.is_set():
+                seen.append(job)
+                return None
+            time.sleep(0.01)
+        return job
+
+    with pytest.raises(ValueError, match="job 0 failed"):
+        in_threads([0, 1, 2, 3], work, lanes=2)
+    assert seen == [1]  # the lane beside the failure stopped; jobs 2 and 3 never began

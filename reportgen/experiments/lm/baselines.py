@@ -7,8 +7,6 @@ byte, with add-one (Laplace) smoothing over the corpus vocabulary, so no test by
 probability zero.
 """
 
-import math
-
 SMOOTHING = 1.0  # add-one: the count every (previous byte, byte) pair starts from
 # The learning gate: a training verdict rests on the language model only when the scaled
 # variant at its tuned rate beats the bigram table on held-out bytes by at least this much
@@ -36,10 +34,8 @@ def count_bits(train, test, vocab):
 
 def gate_reason(model_bits, baselines, what):
     """Why a model at `model_bits` decides nothing (it does not beat the bigram by GATE_BITS); '' if it does."""
-    bigram = baselines["bigram"]
-    if model_bits is not None and math.isfinite(model_bits) and model_bits <= bigram - GATE_BITS:
-        return ""
-    shown = "a non-finite loss" if model_bits is None or not math.isfinite(model_bits) else \
-        f"{model_bits:.2f} bits/byte"
-    return (f"the language model does not learn enough to decide: {what} reaches {shown} on held-out bytes, "
-            f"not {GATE_BITS:g} below the bigram table's {bigram:.2f} (unigram {baselines['unigram']:.2f})")
+    from reportgen.experiments.evidence import learned_reason
+
+    reason = learned_reason(model_bits, baselines["bigram"], GATE_BITS, f"{what}, on held-out bytes,",
+                            "the bigram table")
+    return reason and f"the language model does not learn enough to decide: {reason}"

@@ -111,7 +111,8 @@ def instability_growth_misses(results, margin, sweep="width", variant="unscaled"
     `margin` above `reference`'s, and above its own share at the sweep's smallest d_k.
     """
     s = Sweep(results)
-    big, small = s.config(sweep, "largest"), s.config(sweep, "smallest")
+    keys = s.varied(sweep)
+    big, small = keys[-1], keys[0]
     s.need(big, variant, reference)
     s.need(small, variant)
     c, dv, dr, ds = s.failure_growth(big, small, variant, reference, margin, "diverges", (s.dk(big), s.dk(small)))

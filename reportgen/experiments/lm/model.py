@@ -2,9 +2,8 @@
 
 Every parameter carries a leading model dimension M: M independent models (variants × learning
 rates × seeds of one configuration) run as one batched forward (torch.bmm and batched attention),
-one backward and one vectorised AdamW, each model with its own rate, initialization and data.
-`train_looped` trains the same models one at a time with torch.optim.AdamW (the benchmark's
-reference and the test of equality).
+one backward and one AdamW update (optimize.py), each model with its own rate, initialization and
+data.
 
 Score conventions (the variants): s = c · f(q)·f(k) with f the identity, a LayerNorm over the
 head dimension (QK-LayerNorm, Dehghani et al. 2023) or an L2 normalisation (cosine attention with
@@ -17,15 +16,7 @@ the initialization of W_q.
 
 import math
 
-from reportgen.experiments.lm.params import (
-    ADAMW_BETAS,
-    ADAMW_EPS,
-    FINAL_LR_FRACTION,
-    MLP_RATIO,
-    SATURATED_ROW,
-    WARMUP_FRACTION,
-    WEIGHT_DECAY,
-)
+from reportgen.experiments.lm.params import SATURATED_ROW
 
 PLAIN, QKLN, COSINE = "plain", "qk_ln", "cosine"
 
@@ -59,10 +50,11 @@ def order_grid(cells, d_k, context):
 class Config:
     """Shapes of one architecture and the per-model settings of its stack."""
 
-    def __init__(self, width, heads, layers, context, vocab, base_width, cells, device, d_k=None):
+    def __init__(self, width, heads, layers, context, vocab, base_width, cells, device, d_k=None, mlp_ratio=4):
         import torch
 
         self.D, self.H, self.L, self.T, self.V = width, heads, layers, context, vocab
+        self.mlp = mlp_ratio * width  # the MLP's hidden width
         # The query/key width per head, decoupled from d_model: the variance argument is about the
         # q·k dimension, so d_k can grow to hundreds at a width the CPU trains. Values keep width/heads.
         self.dk = d_k or width // heads
@@ -112,8 +104,8 @@ def init_params(cfg, generators, device):
             wqkv[:, : H * dk] *= cfg.q_init[m]  # μP: zero queries; T5: ÷ √d_k
             out[p + "wqkv"].append(wqkv)
             out[p + "wo"].append(normal(D, D, std=D**-0.5))
-            out[p + "w1"].append(normal(D, MLP_RATIO * D, std=D**-0.5))
-            out[p + "w2"].append(normal(MLP_RATIO * D, D, std=(MLP_RATIO * D) ** -0.5))
+            out[p + "w1"].append(normal(D, cfg.mlp, std=D**-0.5))
+            out[p + "w2"].append(normal(cfg.mlp, D, std=cfg.mlp**-0.5))
             for n in ("ln1g", "ln2g"):
                 out[p + n].append(torch.ones(D, device=device))
             for n in ("ln1b", "ln2b"):
@@ -164,38 +156,90 @@ def _affine_norm(x, gain, bias):
     return torch.addcmul(bias.view(shape), F.layer_norm(x, x.shape[-1:]), gain.view(shape))
 
 
-def _qk_transform(cfg, q, k, P, i):
-    """f(q), f(k) per score kind, each kind a contiguous slice of the models."""
-    import torch
+def _transform(kind, q, k, gq, gk):
+    """f(q), f(k) of one score kind: the identity, QK-LayerNorm with gains (m, d_k), or L2 norms."""
     import torch.nn.functional as F
 
-    if set(cfg.slices) == {PLAIN}:
-        return q, k
-    qs, ks = [], []
-    for kind, (a, b) in cfg.slices.items():
-        qa, ka = q[a:b], k[a:b]
-        if kind == QKLN:
-            shape = (b - a, 1, 1, 1, cfg.dk)
-            qa = F.layer_norm(qa, (cfg.dk,)) * P[f"l{i}.gq"][a:b].view(shape)
-            ka = F.layer_norm(ka, (cfg.dk,)) * P[f"l{i}.gk"][a:b].view(shape)
-        elif kind == COSINE:
-            qa, ka = F.normalize(qa, dim=-1), F.normalize(ka, dim=-1)
-        qs.append(qa)
-        ks.append(ka)
-    return torch.cat(qs), torch.cat(ks)
+    if kind == QKLN:
+        shape = (q.shape[0], 1, 1, 1, q.shape[-1])
+        return F.layer_norm(q, q.shape[-1:]) * gq.view(shape), F.layer_norm(k, k.shape[-1:]) * gk.view(shape)
+    if kind == COSINE:
+        return F.normalize(q, dim=-1), F.normalize(k, dim=-1)
+    return q, k
+
+
+def factored_cost(D, H, dk, T, B):
+    """Multiply-adds per token of q·kᵀ (explicit, factored): the projections and the T × T scores.
+
+    Factored: A_h = W_q,h W_k,hᵀ once a step (D × D per head), then (x A_h) xᵀ: per token it costs
+    what q/k width = d_model costs, whatever d_k is. Exact for the identity score kind only.
+    """
+    explicit = 2 * H * dk * D + H * T * dk
+    factored = H * D * D + H * T * D + H * D * D * dk / (B * T)
+    return explicit, factored
+
+
+def use_factored_shape(D, H, dk, T, B):
+    """Whether plain models of this shape compute q·kᵀ in factored form: where it is cheaper."""
+    explicit, factored = factored_cost(D, H, dk, T, B)
+    return factored < explicit
+
+
+def use_factored(cfg, B):
+    """Whether the plain models of this stack compute q·kᵀ in factored form."""
+    return use_factored_shape(cfg.D, cfg.H, cfg.dk, cfg.T, B)
+
+
+def _attend(P, cfg, a, i, probe):
+    """Layer i's attention output (M, B·T, D), each score kind on its contiguous slice of models.
+
+    a: (M, B, T, D), the layer-normed input. With `probe`, also the statistics per model.
+    """
+    import torch
+
+    M, B, T, D = a.shape
+    H, dk = cfg.H, cfg.dk
+    p = f"l{i}."
+    outs, stats = [], []
+    for kind, (lo, hi) in cfg.slices.items():
+        m = hi - lo
+        x, W = a[lo:hi], P[p + "wqkv"][lo:hi]  # (m, B, T, D), (m, D, 2·H·d_k + D)
+        mult = P[p + "logm"][lo:hi].exp()  # (m, H)
+        v = torch.bmm(x.reshape(m, B * T, D), W[..., 2 * H * dk:]).view(m, B, T, H, cfg.dv).transpose(2, 3)
+        if kind == PLAIN and not probe and use_factored(cfg, B):
+            wq, wk = W[..., : H * dk].view(m, D, H, dk), W[..., H * dk : 2 * H * dk].view(m, D, H, dk)
+            A = torch.einsum("mdhc,mehc->mdhe", wq, wk) * mult.view(m, 1, H, 1)  # (m, D, H, D): c·W_q W_kᵀ
+            qa = torch.bmm(x.reshape(m, B * T, D), A.reshape(m, D, H * D)).view(m, B, T, H, D).transpose(2, 3)
+            outs.append(_attention(qa, x.unsqueeze(2), v))  # keys: x itself, shared by the heads
+            continue
+        qk = torch.bmm(x.reshape(m, B * T, D), W[..., : 2 * H * dk]).view(m, B, T, 2, H, dk).permute(3, 0, 1, 4, 2, 5)
+        q, k = qk[0], qk[1]  # (m, B, H, T, d_k)
+        fq, fk = _transform(kind, q, k, P[p + "gq"][lo:hi], P[p + "gk"][lo:hi])
+        fq = fq * mult.view(m, 1, H, 1, 1)
+        if probe:
+            o, layer = _probe_attention(q, k, fq, fk, v)
+            stats.append(layer)
+        else:
+            o = _attention(fq, fk, v)
+        outs.append(o)
+    o = outs[0] if len(outs) == 1 else torch.cat(outs)
+    o = o.transpose(2, 3).reshape(M, B * T, D)
+    if not probe:
+        return o, None
+    return o, {key: torch.cat([s[key] for s in stats]) for key in stats[0]}
 
 
 def forward(P, cfg, x, probe=False):
     """Mean cross-entropy per model (nats), and with `probe` the attention statistics per layer.
 
-    x: (M, B, T+1) token ids. Training uses fused attention; the probe computes the weights
-    explicitly (no gradient) to measure them.
+    x: (M, B, T+1) token ids. Training computes attention without keeping its weights; the probe
+    computes them explicitly (no gradient) to measure them.
     """
     import torch
     import torch.nn.functional as F
 
     M, B, T1 = x.shape
-    T, D, H, dk, V = T1 - 1, cfg.D, cfg.H, cfg.dk, cfg.V
+    T, D, V = T1 - 1, cfg.D, cfg.V
     inp, tgt = x[..., :-1], x[..., 1:]
     offset = (torch.arange(M, device=x.device) * V).view(M, 1, 1)
     h = P["emb"].reshape(M * V, D)[inp + offset] + P["pos"][:, None, :T]
@@ -203,24 +247,15 @@ def forward(P, cfg, x, probe=False):
     for i in range(cfg.L):
         p = f"l{i}."
         a = _affine_norm(h, P[p + "ln1g"], P[p + "ln1b"])
-        qkv = torch.bmm(a.view(M, B * T, D), P[p + "wqkv"])  # (M, B·T, 2·H·d_k + D)
-        qk = qkv[..., : 2 * H * dk].view(M, B, T, 2, H, dk).permute(3, 0, 1, 4, 2, 5)
-        q, k = qk[0], qk[1]  # (M, B, H, T, d_k)
-        v = qkv[..., 2 * H * dk :].view(M, B, T, H, cfg.dv).transpose(2, 3)  # (M, B, H, T, d_v)
-        fq, fk = _qk_transform(cfg, q, k, P, i)
-        mult = P[p + "logm"].exp().view(M, 1, H, 1, 1)
+        o, layer = _attend(P, cfg, a, i, probe)
         if probe:
-            o, layer = _probe_attention(q, k, fq * mult, fk, v)
             stats.append(layer)
-        else:
-            o = _attention(fq * mult, fk, v)
-        o = o.transpose(2, 3).reshape(M, B * T, D)
         h = torch.baddbmm(h.view(M, B * T, D), o, P[p + "wo"]).view(M, B, T, D)  # the residual, fused
         a = _affine_norm(h, P[p + "ln2g"], P[p + "ln2b"])
         u = F.gelu(torch.bmm(a.view(M, B * T, D), P[p + "w1"]))
         h = torch.baddbmm(h.view(M, B * T, D), u, P[p + "w2"]).view(M, B, T, D)
     a = _affine_norm(h, P["lnfg"], P["lnfb"])
-    logits = torch.bmm(a.view(M, B * T, D), P["wu"]) * cfg.out_mult.view(M, 1, 1)
+    logits = torch.bmm(a.view(M, B * T, D), P["wu"]).float() * cfg.out_mult.view(M, 1, 1)  # float32 under autocast
     loss = fused_cross_entropy(logits, tgt.reshape(M, B * T)).mean(1)
     return (loss, stats) if probe else loss
 
@@ -228,15 +263,28 @@ def forward(P, cfg, x, probe=False):
 def _attention(q, k, v):
     """Causal attention with the factor already in q: softmax(q kᵀ + mask) v.
 
-    Written out (one baddbmm, a softmax, one bmm): at these sizes it is faster on the CPU
-    than the fused kernel, forward and backward.
+    q: (M, B, H, T, e); k: (M, B, H, T, e), or (M, B, 1, T, e) shared by the heads; v: (M, B, H, T, d_v).
+    On a GPU, PyTorch's fused kernel (scale 1: the factor is in q), which never stores the T × T
+    weights; on a CPU written out (one baddbmm, a softmax, one bmm), faster there at these sizes,
+    forward and backward.
     """
     import torch
 
-    M, B, H, T, dk = q.shape
+    M, B, H, T, e = q.shape
     dv = v.shape[-1]
+    if q.is_cuda:
+        import torch.nn.functional as F
+
+        shared = k.shape[2] == 1 and H > 1
+        o = F.scaled_dot_product_attention(q.reshape(M * B, H, T, e), k.reshape(M * B, k.shape[2], T, e),
+                                           v.reshape(M * B, H, T, dv), is_causal=True, scale=1.0, enable_gqa=shared)
+        return o.view(M, B, H, T, dv)
     mask = torch.full((T, T), float("-inf"), device=q.device, dtype=q.dtype).triu(1)
-    scores = torch.baddbmm(mask.expand(M * B * H, T, T), q.reshape(-1, T, dk), k.reshape(-1, T, dk).transpose(1, 2))
+    if k.shape[2] == 1:  # one key set for every head: (M·B, H·T, e) @ (M·B, e, T), no copy of the keys
+        scores = torch.bmm(q.reshape(M * B, H * T, e), k.reshape(M * B, T, e).transpose(1, 2)).view(-1, T, T)
+        scores = scores + mask
+    else:
+        scores = torch.baddbmm(mask.expand(M * B * H, T, T), q.reshape(-1, T, e), k.reshape(-1, T, e).transpose(1, 2))
     return torch.bmm(scores.softmax(-1), v.reshape(-1, T, dv)).view(M, B, H, T, dv)
 
 
@@ -278,142 +326,3 @@ def _probe_attention(q, k, fq, fk, v):
         "cos": cos.mean((1, 2)),
     }
     return out, layer
-
-
-# --- optimisation ---------------------------------------------------------------------------
-
-
-def schedule(step, steps):
-    """Peak-rate multiplier: linear warm-up, then cosine decay to FINAL_LR_FRACTION."""
-    warm = max(1, round(WARMUP_FRACTION * steps))
-    if step < warm:
-        return (step + 1) / warm
-    t = (step - warm) / max(1, steps - warm)
-    return FINAL_LR_FRACTION + (1 - FINAL_LR_FRACTION) * 0.5 * (1 + math.cos(math.pi * t))
-
-
-def param_settings(cfg, name):
-    """(rate multiplier per model (M,), decayed, trainable mask (M,) or None) of one parameter."""
-    import torch
-
-    base = name.split(".")[-1]
-    scale = cfg.hidden_lr if base in HIDDEN else torch.ones_like(cfg.hidden_lr)
-    mask = cfg.learnable if base == "logm" else None
-    return scale, base in DECAYED, mask
-
-
-class AdamW:
-    """AdamW over stacked parameters: M independent optimisers, one rate per model and parameter.
-
-    Matches torch.optim.AdamW's arithmetic (decoupled decay p ← p(1 − ηλ), bias corrections).
-    """
-
-    def __init__(self, params, cfg):
-        import torch
-
-        self.names, self.params = list(params), list(params.values())
-        self.settings = [param_settings(cfg, n) for n in self.names]
-        self.m = [torch.zeros_like(p) for p in self.params]
-        self.v = [torch.zeros_like(p) for p in self.params]
-        self.lr, self.count = cfg.lr, 0
-
-    def step(self, grads, factor):
-        import torch
-
-        self.count += 1
-        b1, b2 = ADAMW_BETAS
-        bc1, bc2 = 1 - b1**self.count, 1 - b2**self.count
-        with torch.no_grad():
-            for p, g, m, v, (scale, decayed, mask) in zip(self.params, grads, self.m, self.v, self.settings):
-                shape = (-1,) + (1,) * (p.dim() - 1)
-                if mask is not None:
-                    g = g * mask.view(shape)
-                lr = (self.lr * scale * factor).view(shape)
-                if decayed:
-                    p.mul_(1 - lr * WEIGHT_DECAY)
-                m.lerp_(g, 1 - b1)
-                v.mul_(b2).addcmul_(g, g, value=1 - b2)
-                denom = v.sqrt().div_(math.sqrt(bc2)).add_(ADAMW_EPS)
-                p.addcdiv_(m * (lr / bc1), denom, value=-1)
-
-
-def layer_grad_norms(names_, grads, L):
-    """Per-layer gradient norms (L, M) of each block, and of its q and k projections."""
-    import torch
-
-    block = [0.0] * L
-    qk = [0.0] * L
-    for n, g in zip(names_, grads):
-        if not (n.startswith("l") and n[1].isdigit()):
-            continue
-        i = int(n[1:].split(".")[0])
-        sq = g.flatten(1).pow(2).sum(1)
-        block[i] = block[i] + sq
-        if n.endswith("wqkv"):
-            D = g.shape[1]  # (M, D, 2·H·d_k + D): the value columns are the last D
-            qk[i] = qk[i] + g[:, :, : g.shape[2] - D].flatten(1).pow(2).sum(1)
-    return torch.stack(block).sqrt(), torch.stack(qk).sqrt()
-
-
-def train_batched(P, cfg, batches, steps, eval_at=(), evaluate=None):
-    """Train the stacked models; `evaluate(step, P, grads)` runs after the steps in `eval_at`.
-
-    batches(step) -> (M, B, T+1) token ids. Returns the training loss per step, (steps, M).
-    """
-    import torch
-
-    for p in P.values():
-        p.requires_grad_(True)
-    opt = AdamW(P, cfg)
-    params = list(P.values())
-    losses = torch.empty(steps, cfg.M, device=params[0].device)
-    for step in range(steps):
-        loss = forward(P, cfg, batches(step))
-        grads = torch.autograd.grad(loss.sum(), params, materialize_grads=True)  # each model its own gradient
-        opt.step(grads, schedule(step, steps))
-        losses[step] = loss.detach()
-        if evaluate is not None and step + 1 in eval_at:
-            evaluate(step + 1, P, grads)
-    return losses
-
-
-def one_model(P, cfg, m):
-    """Copies of model m's parameters (M = 1) and its one-model configuration."""
-    import copy
-
-    mine = {n: p[m : m + 1].detach().clone() for n, p in P.items()}
-    one = copy.copy(cfg)
-    one.cells = [cfg.cells[m]]
-    one.M = 1
-    kind = next(k for k, (a, b) in cfg.slices.items() if a <= m < b)
-    one.slices = {kind: (0, 1)}
-    for attr in ("log_mult", "learnable", "mup", "lr", "out_mult", "hidden_lr"):
-        setattr(one, attr, getattr(cfg, attr)[m : m + 1])
-    one.q_init = [cfg.q_init[m]]
-    return mine, one
-
-
-def train_looped(P, cfg, batches, steps):
-    """The same models one at a time, each with its own torch.optim.AdamW; (steps, M) losses."""
-    import torch
-
-    losses = torch.empty(steps, cfg.M, device=next(iter(P.values())).device)
-    for m in range(cfg.M):
-        mine, one = one_model(P, cfg, m)
-        groups = []
-        for n, p in mine.items():
-            scale, decayed, mask = param_settings(one, n)
-            if mask is not None and not bool(mask[0]):
-                continue  # a fixed multiplier is no parameter
-            p.requires_grad_(True)
-            groups.append({"params": [p], "scale": float(scale[0]), "weight_decay": WEIGHT_DECAY if decayed else 0.0})
-        opt = torch.optim.AdamW(groups, lr=float(one.lr[0]), betas=ADAMW_BETAS, eps=ADAMW_EPS)
-        for step in range(steps):
-            for group in opt.param_groups:
-                group["lr"] = float(one.lr[0]) * group["scale"] * schedule(step, steps)
-            loss = forward(mine, one, batches(step)[m : m + 1])
-            opt.zero_grad()
-            loss.sum().backward()
-            opt.step()
-            losses[step, m] = loss.detach()[0]
-    return losses

@@ -12,7 +12,7 @@ loss once at the end. Numbers only, as plain JSON-able values.
 
 import math
 
-from reportgen.experiments.lm.params import MLP_RATIO, SIGNIFICANT
+from reportgen.experiments.lm.params import SIGNIFICANT
 
 
 def _r(x):
@@ -30,10 +30,15 @@ def _rows(tensor):
     return [walk(v) for v in values]
 
 
+def main_dk(params):
+    """The main configuration's q/k width per head."""
+    return params.qk_width or params.width // params.heads
+
+
 def configurations(params):
     """(width, heads, d_k, variants) of every configuration: the main one first, then the d_k sweeps
     (head count at fixed width, width at fixed head count, q/k width at the main width and heads)."""
-    out = [(params.width, params.heads, params.width // params.heads, params.main_variants)]
+    out = [(params.width, params.heads, main_dk(params), params.main_variants)]
     out += [(params.width, h, params.width // h, params.sweep_variants) for h in params.fixed_width_heads]
     out += [(w, params.heads, w // params.heads, params.sweep_variants) for w in params.fixed_heads_widths]
     out += [(params.width, params.heads, d, params.sweep_variants) for d in params.qk_dims]
@@ -54,24 +59,35 @@ def fixed_starts(tokens, count, length, device):
     return torch.linspace(0, len(tokens) - length - 1, count, device=device).long()
 
 
-def train_configuration(params, seed, device, data, vocab, width, heads, d_k, variants):
-    """Every variant × rate × seed of one configuration as one stack; its per-model summaries."""
+def cells_of(params, d_k, variants):
+    """(variant, rate, seed) of every model of one configuration, each score kind contiguous."""
+    from reportgen.experiments.lm import model
+
+    return model.order_grid([(v, lr, s) for v in variants for lr in params.lrs for s in range(params.seeds)],
+                            d_k, params.context)
+
+
+def train_stack(params, seed, device, data, vocab, width, heads, d_k, cells, stop=None):
+    """The models `cells` of one configuration trained as one stack; their per-model summaries, in order.
+
+    Every model's weights and data come from streams keyed on its seed (never on its place in the
+    stack), so how a configuration is split into stacks does not change what a model sees.
+    """
     import torch
 
-    from reportgen.experiments.lm import model
+    from reportgen.experiments.lm import model, optimize
     from reportgen.experiments.sampling import generator
 
     T, B, steps = params.context, params.batch, params.steps
-    cells = model.order_grid([(v, lr, s) for v in variants for lr in params.lrs for s in range(params.seeds)],
-                             d_k, T)
-    cfg = model.Config(width, heads, params.layers, T, vocab, params.base_width, cells, device, d_k)
+    cfg = model.Config(width, heads, params.layers, T, vocab, params.base_width, cells, device, d_k, params.mlp_ratio)
 
     P = model.init_params(cfg, [generator(device, seed, "lm", width, heads, d_k, s, "init") for _, _, s in cells], device)
     train = data["train"]
+    seeds = sorted({s for _, _, s in cells})
     per_seed = torch.stack([torch.randint(len(train) - T - 1, (steps, B), generator=generator(device, seed, "lm",
                                                                                                 s, "data"),
-                                          device=device) for s in range(params.seeds)], 1)  # (steps, seeds, B)
-    starts = per_seed[:, [s for _, _, s in cells]]  # (steps, M, B): every model of a seed, the same windows
+                                          device=device) for s in seeds], 1)  # (steps, seeds here, B)
+    starts = per_seed[:, [seeds.index(s) for _, _, s in cells]]  # (steps, M, B): a seed's models, the same windows
     x_val = windows(data["validation"], fixed_starts(data["validation"], params.eval_windows, T + 1, device), T + 1)
     x_val = x_val.expand(cfg.M, -1, -1)
     eval_at = [round(steps * (e + 1) / params.evals) for e in range(params.evals)]
@@ -88,13 +104,13 @@ def train_configuration(params, seed, device, data, vocab, width, heads, d_k, va
             for k in ("qk_std", "qk_ratio", "cos"):
                 log[k].append(torch.stack([s[k] for s in layers], 1))  # (M, L)
             if grads is not None:
-                block, qk = model.layer_grad_norms(list(P), grads, cfg.L)
+                block, qk = optimize.layer_grad_norms(list(P), grads, cfg.L)
                 log["grad"].append(block.T)
                 log["grad_qk"].append(qk.T)
 
     evaluate(0, P, None)
-    losses = model.train_batched(P, cfg, lambda step: windows(train, starts[step], T + 1), steps,
-                                 set(eval_at), evaluate)
+    losses = optimize.train_batched(P, cfg, lambda step: windows(train, starts[step], T + 1), steps,
+                                 set(eval_at), evaluate, stop)
     with torch.no_grad():
         x_test = windows(data["test"], fixed_starts(data["test"], params.test_windows, T + 1, device), T + 1)
         test = torch.stack([model.forward(P, cfg, chunk.expand(cfg.M, -1, -1)) for chunk in x_test.split(16)])
@@ -118,7 +134,7 @@ def train_configuration(params, seed, device, data, vocab, width, heads, d_k, va
             **{k: curves[k][i] for k in curves},
             "mult": mult[i],
         })
-    return {"width": width, "heads": heads, "d_k": d_k, "models": models}
+    return models
 
 
 def left_out(params):
@@ -129,16 +145,17 @@ def left_out(params):
             for v in NAMES if v not in params.main_variants]
 
 
-def parameter_count(width, heads, d_k, layers, context, vocab):
+def parameter_count(width, heads, d_k, layers, context, vocab, mlp_ratio=4):
     """Trainable numbers of one model (the stacked layout, the per-head multipliers and gains included)."""
-    per_layer = 4 * width + width * (2 * heads * d_k + width) + width * width + 2 * MLP_RATIO * width * width \
+    per_layer = 4 * width + width * (2 * heads * d_k + width) + width * width + 2 * mlp_ratio * width * width \
         + heads + 2 * d_k
     return vocab * width + context * width + layers * per_layer + 2 * width + width * vocab
 
 
 def evidence_scale(params, configs, vocab, provenance):
     """How much the language-model evidence rests on: models, parameters, bytes seen, seeds, d_k range."""
-    sizes = [parameter_count(c["width"], c["heads"], c["d_k"], params.layers, params.context, vocab) for c in configs]
+    sizes = [parameter_count(c["width"], c["heads"], c["d_k"], params.layers, params.context, vocab, params.mlp_ratio)
+             for c in configs]
     per_model = params.steps * params.batch * params.context
     return {
         "models": sum(len(c["models"]) for c in configs),
@@ -154,6 +171,63 @@ def evidence_scale(params, configs, vocab, provenance):
     }
 
 
+def lanes(device, count):
+    """Stacks trained at once: on a CPU one per core (each single-threaded, so where a stack runs never
+    changes its numbers); on a GPU one, whose kernels fill the device."""
+    import os
+
+    return max(1, min(count, os.cpu_count() or 1)) if device == "cpu" else 1
+
+
+def plan(params, device, vocab):
+    """[(configuration, its cells, [stacks of cells])]: each configuration split to fit the device."""
+    from reportgen.experiments.lm import model, stacks
+
+    out = []
+    budget = stacks.budget_bytes(device)
+    for width, heads, d_k, variants in configurations(params):
+        cells = cells_of(params, d_k, variants)
+        factored = model.use_factored_shape(width, heads, d_k, params.context, params.batch)
+        per_model = stacks.bytes_per_model(width, heads, d_k, params.layers, params.context, params.batch, vocab,
+                                           params.mlp_ratio * width, factored, params.eval_windows)
+        out.append(((width, heads, d_k, variants), cells, stacks.split(cells, stacks.stack_size(per_model, budget,
+                                                                                                  device))))
+    return out
+
+
+def train_all(params, seed, device, data, vocab, progress):
+    """Every configuration's models, in configuration order, trained stack by stack; on a CPU the stacks
+    run side by side in threads (reportgen.workers.in_threads), each flushing subnormals itself (a
+    per-thread CPU flag)."""
+    import torch
+
+    from reportgen import workers
+    from reportgen.experiments.lm import optimize
+
+    optimize.set_precision(device)
+    layout = plan(params, device, vocab)
+    jobs = [(config, part) for config, _, parts in layout for part in parts]
+
+    def one(job, stop):
+        (width, heads, d_k, _), cells = job
+        flushed = torch.set_flush_denormal(True)  # saturated softmaxes make subnormals, far slower on a CPU
+        try:
+            return train_stack(params, seed, device, data, vocab, width, heads, d_k, cells, stop)
+        finally:
+            if flushed:
+                torch.set_flush_denormal(False)
+
+    models = sum(len(part) for _, part in jobs)
+    done = workers.in_threads(jobs, one, lanes(device, len(jobs)), progress,
+                              f"lm: {models} models in {len(jobs)} stacks")
+    configs, i = [], 0
+    for (width, heads, d_k, _), _, parts in layout:
+        configs.append({"width": width, "heads": heads, "d_k": d_k,
+                        "models": [m for part in done[i : i + len(parts)] for m in part]})
+        i += len(parts)
+    return configs
+
+
 def run(params, seed, device, progress):
     """Train every configuration's stack, then the task battery; plain numbers out."""
     import torch
@@ -162,13 +236,10 @@ def run(params, seed, device, progress):
 
     text, vocabulary, provenance = corpus.read()
     data = {s: corpus.encode(text[s], vocabulary, device) for s in corpus.SPLITS}
-    # Saturated softmaxes produce subnormal floats, which the CPU handles far slower;
-    # flushing them to zero changes nothing above 1e-38.
     counts = baselines.count_bits(data["train"], data["test"], len(vocabulary))
+    configs = train_all(params, seed, device, data, len(vocabulary), progress)
     flushed = torch.set_flush_denormal(True)
     try:
-        configs = [train_configuration(params, seed, device, data, len(vocabulary), w, h, d, variants)
-                   for w, h, d, variants in progress(configurations(params), "lm: configurations, models batched")]
         tasks = battery.run(params.battery, seed, device, progress)
     finally:
         if flushed:
@@ -177,10 +248,11 @@ def run(params, seed, device, progress):
         "corpus": provenance,
         "baselines": counts,
         "model": {"layers": params.layers, "context": params.context, "batch": params.batch,
-                  "steps": params.steps, "base_width": params.base_width, "seeds": params.seeds},
+                  "steps": params.steps, "base_width": params.base_width, "seeds": params.seeds,
+                  "mlp_ratio": params.mlp_ratio},
         "left_out": left_out(params),
         "scale": evidence_scale(params, configs, len(vocabulary), provenance),
-        "main": {"width": params.width, "heads": params.heads, "d_k": params.width // params.heads},
+        "main": {"width": params.width, "heads": params.heads, "d_k": main_dk(params)},
         "lrs": list(params.lrs),
         "eval_steps": [0] + [round(params.steps * (e + 1) / params.evals) for e in range(params.evals)],
         "eval_tokens": params.eval_windows * params.context,

@@ -4,10 +4,12 @@ Definitions, once:
 
 - the validation loss is bits per byte on the fixed held-out windows; "final" is its last
   point, "tuned rate" the rate with the lowest mean final loss over seeds;
-- a run diverged when its validation loss went non-finite or ended (after warm-up and decay) more
-  than DIVERGE_BITS above its variant's own best final loss at that configuration and seed
-  (never from minibatch spikes); the detail of the divergence measures gives the shares at
-  0.5, 1 and 2 bits, the definition's sensitivity;
+- a run diverged on absolute terms (evidence.diverged): its held-out loss went non-finite, ended
+  above its initial loss or above the unigram table, or spiked after warm-up; the detail of the
+  divergence measures gives the shares at each cut of evidence.SPIKE_CUTS, the definition's
+  sensitivity;
+- a comparison decides only under evidence.py's rule: the learning gate, a tuned rate inside the
+  grid, a loser that was not still improving, enough paired seeds;
 - learning-rate sensitivity is Wortsman et al.'s (2023): the mean over the rates of
   min(final loss, initial loss) minus the best final loss over the rates;
 - a head has collapsed when its mean attention entropy is under COLLAPSED_ENTROPY of uniform's
@@ -22,8 +24,9 @@ import math
 
 import numpy as np
 
+from reportgen.experiments import evidence
 from reportgen.experiments.lm.baselines import gate_reason
-from reportgen.experiments.lm.params import COLLAPSED_ENTROPY, DIVERGE_BITS
+from reportgen.experiments.lm.params import COLLAPSED_ENTROPY
 from reportgen.experiments.measure import MeasureUnavailable
 from reportgen.experiments.ratesweep import RateSweep
 from reportgen.experiments.stats import LEVEL, level_z, student_t
@@ -49,17 +52,13 @@ def initial(m):
     return m["val"][0]
 
 
-def diverged(m, best, bits=DIVERGE_BITS):
-    """The held-out loss went non-finite, or ended more than `bits` above `best`: the lowest final loss
-    its variant reached at any rate with the same seed and configuration (its own best).
+def diverged(m, ceiling=INF, share=evidence.SPIKE_SHARE):
+    """The held-out loss went non-finite, ended above its start or `ceiling` (the unigram table), or spiked.
 
-    Read at the end, after warm-up and decay: a loss that peaks at the end of warm-up and recovers
-    is not a divergence (the former rule, "above the untrained loss at some evaluation", fired for
-    every variant alike at the largest rate), and a variant is judged against what it can do.
+    Absolute terms: a variant that learns better is never penalised for it (the former rule, "ended a
+    bit above its own variant's best", called the better learner's weak rates diverged).
     """
-    if any(v is None for v in m["val"]):
-        return True
-    return final(m) - best > bits
+    return evidence.diverged(m["val"], ceiling, share)
 
 
 def capped(m):
@@ -124,21 +123,17 @@ class Sweep(RateSweep):
         self.configs = {(c["width"], c["heads"], c["d_k"]): c for c in results["configs"]}
         w, h = results["main"]["width"], results["main"]["heads"]
         self.main = (w, h, results["main"].get("d_k", w // h))
-        self.best = {}  # (configuration, variant, seed): the lowest final loss over the rates
-        self.key_of = {}
+        self.ceiling = results.get("baselines", {}).get("unigram", INF)  # a model worse than byte frequencies
         for key, c in self.configs.items():
             for m in c["models"]:
                 self.add(key, m)
-                self.key_of[id(m)] = key
-                own = (key, m["variant"], m["seed"])
-                self.best[own] = min(self.best.get(own, INF), final(m))
 
-    def diverged(self, m, bits=DIVERGE_BITS):
-        """Whether run m diverged: non-finite, or `bits` above its variant's own best (same seed)."""
-        return diverged(m, self.best[(self.key_of[id(m)], m["variant"], m["seed"])], bits)
+    def diverged(self, m, share=evidence.SPIKE_SHARE):
+        """Whether run m diverged, on absolute terms (evidence.diverged), the unigram table the ceiling."""
+        return diverged(m, self.ceiling, share)
 
     def failed(self, m):
-        """Diverged, at DIVERGE_BITS."""
+        """Diverged (absolute terms)."""
         return self.diverged(m)
 
     def reached(self, m, target=None):
@@ -174,10 +169,16 @@ class Sweep(RateSweep):
             keys = [k for k in self.configs if k[:2] == self.main[:2]]
         else:
             i = 0 if which == "width" else 1
-            keys = [k for k in self.configs if k[i] == self.main[i] and k[2] == k[0] // k[1]]
-        if len(keys) < 2 and which == "qk":
-            raise MeasureUnavailable("this profile does not vary the q/k width")
+            keys = [k for k in self.configs if k == self.main or (k[i] == self.main[i] and k[2] == k[0] // k[1])]
         return sorted(keys, key=self.dk)
+
+    def varied(self, which):
+        """The sweep's configurations, when it varies d_k at all (else why not)."""
+        keys = self.sweep(which)
+        if len(keys) < 2:
+            raise MeasureUnavailable(f"this profile trains one d_k ({self.dk(keys[0])}) for the {which} sweep: the "
+                                     "full profile varies it")
+        return keys
 
     def config(self, sweep="width", at="largest"):
         if at == "main":
@@ -232,19 +233,24 @@ class Sweep(RateSweep):
 
     def edge(self, key, variant):
         """Why the rate grid does not bracket `variant`'s tuned rate ('' when it does)."""
-        tuned = self.tuned(key, variant)
-        if tuned in (min(self.lrs), max(self.lrs)):
-            return (f"{variant}'s tuned rate at {name(self, key)} is the grid's "
-                    f"{'smallest' if tuned == min(self.lrs) else 'largest'} ({lr_text(tuned)}): the grid does not "
-                    "bracket its optimum")
-        return ""
+        return evidence.bracket_reason(self.lrs, self.tuned(key, variant), f"{variant} at {name(self, key)}")
+
+    def settled(self, key, variant, reference):
+        """Why `variant` cannot be called worse than `reference` yet: still improving at its tuned rate."""
+        behind = self.best_loss(key, variant) - self.best_loss(key, reference)
+        if not math.isfinite(behind):
+            return ""
+        curves = [m["val"] for m in self.seeds(key, variant, self.tuned(key, variant))]
+        return evidence.settled_reason(curves, behind, f"{variant} at {name(self, key)}")
 
     def undecided(self, keys, *variants):
-        """The first reason these configurations decide nothing: the learning gate, then the grid's edge."""
-        for reason in [self.gate(*keys)] + [self.edge(k, v) for k in keys for v in variants]:
-            if reason:
-                return reason
-        return ""
+        """The first reason these configurations decide nothing: the learning gate, the paired seeds, a
+        tuned rate at the grid's edge, then a loser (the first variant) still improving."""
+        reasons = [self.gate(*keys), evidence.seeds_reason(self.n_seeds)]
+        reasons += [self.edge(k, v) for k in keys for v in variants]
+        if len(variants) == 2:
+            reasons += [self.settled(k, *variants) for k in keys]
+        return evidence.first_reason(*reasons)
 
 
 def name(s, key):
@@ -254,16 +260,13 @@ def name(s, key):
 # --- per-seed quantities (seeds paired) ------------------------------------------------------------
 
 
-DIVERGE_SENSITIVITY = (0.5, 1.0, 2.0)  # bits above the variant's own best: the definition's sensitivity
-
-
 def divergence_sensitivity(s, key, variant, reference):
-    """(label, text): the diverged shares of both at each cut in DIVERGE_SENSITIVITY, for the detail."""
-    def share(v, bits):
-        return np.mean(s.per_seed_failed(key, v, lambda m: s.diverged(m, bits)))
+    """(label, text): the diverged shares of both at each spike cut of evidence.SPIKE_CUTS, for the detail."""
+    def share(v, cut):
+        return np.mean(s.per_seed_failed(key, v, lambda m: s.diverged(m, cut)))
 
-    cells = [f"{b:g}: {share(variant, b):.2f} / {share(reference, b):.2f}" for b in DIVERGE_SENSITIVITY]
-    return (f"diverged share {variant} / {reference} by bits above own best", "; ".join(cells))
+    cells = [f"{c:g}: {share(variant, c):.2f} / {share(reference, c):.2f}" for c in evidence.SPIKE_CUTS]
+    return (f"diverged share {variant} / {reference} by spike cut (share of the descent)", "; ".join(cells))
 
 
 def per_seed_test(s, key, variant):

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 
+from reportgen.experiments.evidence import SPIKE_SHARE
 from reportgen.experiments.family import ClaimTable, Table
 from reportgen.experiments.lm import PART_ATTENTION, PART_BATTERY, PART_CORPUS, PART_SWEEP, PART_VERDICTS
 from reportgen.experiments.lm.baselines import GATE_BITS
@@ -11,7 +12,6 @@ from reportgen.experiments.lm.battery_measures import Battery
 from reportgen.experiments.lm.params import (
     BATTERY_SCALINGS,
     COLLAPSED_ENTROPY,
-    DIVERGE_BITS,
     LABELS,
     NAMES,
     SATURATED_ROW,
@@ -57,7 +57,8 @@ def corpus_table(results):
          f"{_int(sc['parameters_main'])} parameters at the main configuration; {_int(sc['bytes_per_model'])} "
          f"training bytes per model ({sc['bytes_share_of_train']:.2%} of the split); d_k {sc['d_k_min']} to "
          f"{sc['d_k_max']}"),
-        ("model", f"{m['layers']} pre-LayerNorm blocks, context {m['context']} bytes, MLP × 4, GELU"),
+        ("model", f"{m['layers']} pre-LayerNorm block{'s' if m['layers'] != 1 else ''}, context {m['context']} bytes, "
+                  f"MLP × {m.get('mlp_ratio', 4)}, GELU"),
         ("training", f"{m['steps']} AdamW steps of {m['batch']} windows; {m['seeds']} paired seeds per cell"),
         ("evaluation", f"validation: {results['eval_tokens']} fixed bytes at steps "
                        f"{', '.join(map(str, results['eval_steps']))}; test: {results['test_tokens']} bytes "
@@ -85,8 +86,8 @@ def sweep_table(results):
         "lm-sweep",
         "Each variant at its tuned rate, its stability over the rates, and its learning-rate sensitivity",
         f"{len(s.lrs)} AdamW peak rates from {lr_text(min(s.lrs))} to {lr_text(max(s.lrs))}. Tuned rate: lowest "
-        "final validation loss. Diverged: the validation loss went non-finite, or ended over "
-        f"{DIVERGE_BITS:g} bit/byte above the variant's own best final loss (same seed). Sensitivity "
+        "final validation loss. Diverged: the validation loss went non-finite, ended above its initial loss or the "
+        f"unigram table, or rose after warm-up by more than {SPIKE_SHARE:.0%} of its descent so far. Sensitivity "
         "(Wortsman et al. 2023): mean over the rates of min(final, initial) minus the best final, bits/byte. "
         f"Count baselines on the same test split: unigram {base['unigram']:.3f}, bigram {base['bigram']:.3f} "
         f"bits/byte; a model must be {GATE_BITS:g} below the bigram to decide a training claim.",
