@@ -1,33 +1,28 @@
-"""One GPU session's measurements: the profiles' experiments on CUDA, and a language-model study that decides.
+"""One GPU session's measurements: the full profile on CUDA, in one call of the few minutes a session is lent.
 
     python benchmarks/gpu.py OUT [--budget SECONDS] [--device cuda] [--tiny]
+    python benchmarks/gpu.py OUT --slice STEPS [--budget SECONDS]
+    python benchmarks/gpu.py --readme benchmarks/gpu/<gpu>-<date>
 
-It is written for the few minutes of GPU time a session is lent, so it spends them in order of
-what they decide and never runs past --budget (default 480 s):
+It never runs past --budget (default 480 s) and writes each part to OUT as it is measured (gpu.json and
+the files named below), so a run cut short keeps what it finished:
 
 1. The environment: torch, the device, its memory.
-2. The full profile's language-model stacks: seconds per training step of every configuration
-   (a sub-stack of at most SUBSTACK models, scaled linearly to the whole stack: a GPU at these
-   sizes is saturated, so time grows with the models), hence the full profile's training time
-   measured, not estimated from FLOP counts.
-3. A GPU slice of the full profile's language-model study, run by the family's own code
-   (reportgen.experiments.lm.run.run) with the full profile's model (width 128, 4 heads, 4
-   layers, 128-byte context, batch 32), 5 paired seeds, rates over 4 decades, three variants at
-   the main configuration and the q/k-width sweep: its step count is what the remaining budget
-   allows, measured first. Its results are written as lm-slice.json, in the family's results
-   format, so the verdicts can be computed from them on any machine (benchmarks/gpu_judge.py).
-4. Every other family at the standard and full profiles, timed one after another in a child
-   process each with what budget is left (a family cut off says so).
+2. Precision (default mode): the same 300-step slice at q/k width 1024, where the unscaled logits are
+   largest, in float32, TF32 and bf16 autocast; held-out losses and tuned rates against float32. This
+   is what optimize.CUDA_PRECISION rests on.
+3. Throughput: every full-profile configuration split into stacks as the planner sizes them
+   (lm/stacks.py), one stack timed over 3 steps: seconds per step, FLOP rate (stacks.flops_per_token),
+   measured peak memory against the formula.
+4. The whole full profile: `reportgen check --profile full` in a fresh folder (every family, the
+   evidence rules), its wall seconds as full_profile_s, its rows (check-full.json.gz) and the language
+   model's raw results (lm-full.json.gz). Or, with --slice STEPS, a stated slice that fits one call:
+   the language model cut to STEPS steps (lm-full-slice.json.gz), every other family whole
+   (families-full.jsonl), and the full profile's time computed from them.
 
-Everything is written to OUT as it is measured (gpu.json, lm-slice.json, families-*.jsonl),
-so a run cut short keeps what it finished. --tiny shrinks every size for a check on a CPU.
-
-A session's files are kept under benchmarks/gpu/<gpu>-<date>/ (the slices' results gzipped);
-
-    .venv/bin/python benchmarks/gpu.py --readme benchmarks/gpu/h200-2026-11-26
-
-writes the README's GPU tables from them, the slices judged by reportgen's own claims and
-measures on this machine (tests/test_benchmarks.py checks the README against it).
+--tiny shrinks every size for a check on a CPU (tests/test_benchmarks.py runs it). A session's files
+are kept under benchmarks/gpu/<gpu>-<date>/ with a session.json naming the commands; --readme writes
+the README's GPU section from them, the slice judged by today's claims and rules (a test checks it).
 """
 
 import argparse
@@ -69,7 +64,7 @@ def step_seconds(params, width, heads, d_k, variants, device, models, steps=3):
     """Seconds per training step of a stack of `models` cells of one configuration (after a warm-up step)."""
     import torch
 
-    from reportgen.experiments.lm import corpus, model
+    from reportgen.experiments.lm import corpus, model, optimize
     from reportgen.experiments.lm import run as R
     from reportgen.experiments.sampling import generator
 
@@ -85,10 +80,10 @@ def step_seconds(params, width, heads, d_k, variants, device, models, steps=3):
     def batches(step):
         return R.windows(train, starts[step], T + 1)
 
-    model.train_batched(P, cfg, batches, 1)
+    optimize.train_batched(P, cfg, batches, 1)
     sync(device)
     start = time.perf_counter()
-    model.train_batched(P, cfg, batches, steps)
+    optimize.train_batched(P, cfg, batches, steps)
     sync(device)
     seconds = (time.perf_counter() - start) / steps
     peak = torch.cuda.max_memory_allocated() / 2**30 if device == "cuda" else None
@@ -97,29 +92,6 @@ def step_seconds(params, width, heads, d_k, variants, device, models, steps=3):
         torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats()
     return seconds, len(cells), peak
-
-
-def full_profile_lm(device, tiny, out):
-    """Measured seconds per step of every full-profile configuration, and the whole training time they imply."""
-    from reportgen.experiments.lm import run as R
-    from reportgen.experiments.lm.params import PARAMS
-
-    params = PARAMS["full"]
-    if tiny:
-        params = replace(params, width=16, heads=2, layers=1, context=16, batch=2, qk_dims=(32,),
-                         fixed_width_heads=(), fixed_heads_widths=())
-    rows, total = [], 0.0
-    for width, heads, d_k, variants in R.configurations(params):
-        stack = len(variants) * len(params.lrs) * params.seeds
-        seconds, timed, peak = step_seconds(params, width, heads, d_k, variants, device, min(stack, SUBSTACK))
-        per_step = seconds * stack / timed
-        total += per_step * params.steps
-        rows.append({"width": width, "heads": heads, "d_k": d_k, "models": stack, "timed_models": timed,
-                     "seconds_per_step_timed": round(seconds, 5), "seconds_per_step_stack": round(per_step, 4),
-                     "training_hours": round(per_step * params.steps / 3600, 3), "peak_gib": peak and round(peak, 2)})
-        write(out, "gpu.json", full_profile_lm={"rows": rows, "steps": params.steps, "training_hours": round(total / 3600, 3)})
-        print(f"full lm d_k={d_k} width={width} heads={heads}: {per_step:.3f} s/step for {stack} models", flush=True)
-    return total
 
 
 def slice_params(tiny, per_decade=2, qk_dims=(128, 512)):
@@ -213,7 +185,8 @@ def _slice_rows(results):
             best.setdefault(m["variant"], {}).setdefault(m["lr"], []).append(m["test_bits"])
         row = {"d_k": c["d_k"]}
         for variant, by_rate in best.items():
-            lr, bits = min(((lr, statistics.fmean(b)) for lr, b in by_rate.items()), key=lambda x: x[1])
+            lr, bits = min(((lr, statistics.fmean(b) if None not in b else math.inf) for lr, b in by_rate.items()),
+                           key=lambda x: x[1])
             row[variant] = (bits, lr)
         rows.append(row)
     return rows
@@ -235,48 +208,74 @@ def _verdicts(results):
 
 
 def table(folder):
-    """The README's GPU section, from a session's files."""
+    """The README's GPU section, from a session's files (gpu-run1.json: precision; gpu-slice.json: throughput and
+    the slice; families-full.jsonl; lm-full-slice.json.gz, judged here by today's claims and rules)."""
     import gzip
 
     folder = Path(folder)
-    g = json.loads((folder / "gpu.json").read_text())
-    env = g["environment"]
-    fam = {p: [json.loads(line) for line in (folder / f"families-{p}.jsonl").read_text().splitlines() if line]
-           for p in ("standard", "full")}
-    lines = [f"Measured {g['date']} on one {env['gpu']} ({env['gpu_memory_gib']} GiB), torch {env['torch']}, "
-             f"float32 (TF32 {'on' if env['tf32_matmul'] else 'off'}); reportgen at commit {g['commit']}; "
-             + "; ".join(f"`{c}`" for c in g["commands"]) + ".", "",
-             "| family | standard profile, s | full profile, s |", "| --- | ---: | ---: |"]
-    seconds = {p: {r["family"]: r["seconds"] for r in fam[p] if "family" in r} for p in fam}
-    for name in seconds["standard"]:
-        full = seconds["full"].get(name)
-        lines.append(f"| {name} | {seconds['standard'][name]:.1f} | "
-                     f"{'' if full is None else f'{full:.1f}'}{'(below)' if name == 'lm' else ''} |")
-    lines += ["", "The full profile's language-model stacks, each timed on a sub-stack of "
-              f"{g['full_profile_lm']['rows'][0]['timed_models']} models and scaled to the whole stack "
-              f"({g['full_profile_lm']['steps']} steps):", "",
-              "| width | heads | d_k | models | s per step | training, h |", "| ---: | ---: | ---: | ---: | ---: | ---: |"]
-    for r in g["full_profile_lm"]["rows"]:
-        lines.append(f"| {r['width']} | {r['heads']} | {r['d_k']} | {r['models']} | {r['seconds_per_step_stack']:.2f} "
-                     f"| {r['training_hours']:.2f} |")
-    lines.append(f"| **all** | | | {sum(r['models'] for r in g['full_profile_lm']['rows'])} | | "
-                 f"**{g['full_profile_lm']['training_hours']:.2f}** |")
-    lines += ["", "Two slices of the full profile's language-model study (width 128, 4 heads, 4 layers, 128-byte "
-              "context, batch 32, 5 paired seeds, rates 10⁻⁴ to 1), judged here by reportgen's own language-model "
-              "claims: held-out bits per byte of each variant at its best rate (mean over seeds).", "",
-              "| slice | steps | bytes per model | s | bigram | d_k | scaled | unscaled | QK-LN | LM claims judged |",
-              "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- |"]
-    for name, key in (("lm-slice", "lm_slice"), ("lm-long", "lm_long")):
-        with gzip.open(folder / f"{name}.json.gz", "rt") as handle:
-            results = json.load(handle)["results"]
-        counts, n = _verdicts(results)
-        judged = ", ".join(f"{counts[v]} {v}" for v in sorted(counts))
-        for i, row in enumerate(_slice_rows(results)):
-            cells = [f"{row[v][0]:.2f} at {row[v][1]:g}" if v in row else "" for v in ("scaled", "unscaled", "qk_ln")]
-            head = ([name, str(g[key]["steps"]), f"{results['scale']['bytes_per_model']:,}", f"{g[key]['seconds']:.0f}",
-                     f"{results['baselines']['bigram']:.2f}"] if i == 0 else [""] * 5)
-            lines.append("| " + " | ".join(head + [str(row["d_k"])] + cells + [f"{n}: {judged}" if i == 0 else ""]) + " |")
+    session = json.loads((folder / "session.json").read_text())
+    run1, run2 = (json.loads((folder / name).read_text()) for name in ("gpu-run1.json", "gpu-slice.json"))
+    env = run2["environment"]
+    lines = [f"Measured {session['date']} on one {env['gpu']} ({env['gpu_memory_gib']} GiB), torch {env['torch']}: "
+             + "; ".join(f"`{c}`" for c in session["commands"].values()) + ".", "",
+             f"Precision: a {run1['precision']['steps']}-step slice at q/k width {run1['precision']['q_k_width']} "
+             "(2 variants × 3 rates × 2 seeds) in each precision, against float32:", "",
+             "| precision | mean abs. change of test bits/byte | largest | tuned rates the same |", "| --- | ---: | ---: | --- |"]
+    for name, row in run1["precision"]["against_fp32"].items():
+        lines.append(f"| {name} | {row['mean_abs_test_bits_diff']:.3f} | {row['max_abs_test_bits_diff']:.3f} | "
+                     f"{'yes' if row['tuned_rates_agree'] else 'no'} |")
+    t = run2["throughput"]
+    peak = PEAK_TFLOPS[t["precision"]]
+    lines += ["", f"The full profile's language-model stacks in {t['precision'].upper()}, as the planner sizes them "
+              f"(one stack a configuration fits in {DEVICE_NOTE}); seconds per step timed over 3 steps, training "
+              f"seconds for the profile's {t['steps']} steps; peak {t['precision'].upper()} rate taken as {peak:g} "
+              "TFLOP/s:", "",
+              "| width | heads | d_k | models | q·kᵀ | s per step | training s | TFLOP/s | of peak | peak GiB | "
+              "formula GiB (stacks.py) |",
+              "| ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    from reportgen.experiments.lm import stacks
+    from reportgen.experiments.lm.params import PARAMS
+
+    full = PARAMS["full"]
+    for r in t["rows"]:
+        formula = (stacks.bytes_per_model(r["width"], r["heads"], r["d_k"], full.layers, full.context, full.batch,
+                                          results_vocab(folder), full.mlp_ratio * r["width"], r["factored"],
+                                          full.eval_windows) * r["stack_models"] + stacks.RESERVE) / 2**30
+        lines.append(f"| {r['width']} | {r['heads']} | {r['d_k']} | {r['models']} | "
+                     f"{'factored' if r['factored'] else 'explicit'} | {r['seconds_per_step']:.3f} | "
+                     f"{r['training_s']:.0f} | {r['tflops']:.1f} | {r['tflops'] / peak:.1%} | {r['peak_gib']:.1f} | "
+                     f"{formula:.1f} |")
+    s = run2["lm_slice"]
+    fam = [json.loads(line) for line in (folder / "families-full.jsonl").read_text().splitlines() if line]
+    lines += ["", f"The whole full profile, a stated slice: the language model with {s['steps']} of its "
+              f"{s['of_steps']} steps ({s['models']} models: stacks {s['stacks_s']:.0f} s, task battery "
+              f"{s['battery_s']:.0f} s), every other family whole, one after another: "
+              + ", ".join(f"{r['family']} {r['seconds']:.0f} s" for r in fam if "family" in r)
+              + f". Computed from these, the whole full profile takes **{run2['full_profile_computed_s'] / 60:.1f} "
+              f"min** on this GPU (the stacks scaled to {s['of_steps']} steps); it has not run end to end."]
+    with gzip.open(folder / "lm-full-slice.json.gz", "rt") as handle:
+        results = json.load(handle)["results"]
+    counts, n = _verdicts(results)
+    bits = _slice_rows(results)
+    lines += ["", f"The slice's language-model claims judged by today's rules: {n} claims, "
+              + ", ".join(f"{counts[v]} {v}" for v in sorted(counts)) + f"; bigram table {results['baselines']['bigram']:.2f} "
+              "bits/byte; held-out bits per byte of each variant at its best rate (mean over seeds):", "",
+              "| d_k | width | scaled | unscaled | QK-LN |", "| ---: | ---: | --- | --- | --- |"]
+    for row, c in zip(bits, results["configs"]):
+        cells = [f"{row[v][0]:.2f} at {row[v][1]:g}" if v in row else "" for v in ("scaled", "unscaled", "qk_ln")]
+        lines.append(f"| {row['d_k']} | {c['width']} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+DEVICE_NOTE = "80% of the card"
+
+
+def results_vocab(folder):
+    """The corpus vocabulary of a session's language-model slice (the formula's logits)."""
+    import gzip
+
+    with gzip.open(Path(folder) / "lm-full-slice.json.gz", "rt") as handle:
+        return json.load(handle)["results"]["corpus"]["vocabulary"]
 
 
 def readme(folder):
@@ -295,6 +294,201 @@ def write(out, name, **parts):
     path.write_text(json.dumps(data, indent=1))
 
 
+PEAK_TFLOPS = {"bf16": 790.0, "tf32": 395.0, "fp32": 67.0}  # H200: bf16 as measured here (device KINDS.md,
+# 788 TFLOP/s on an 8192³ product); TF32 half of it and float32 the datasheet's (H200.md): the ceilings printed
+
+
+def precision_check(device, tiny, out, steps=300):
+    """The same slice at the largest q/k width in float32, TF32 and bf16 autocast: final losses and tuned rates."""
+    from reportgen.experiments.lm import corpus, optimize
+    from reportgen.experiments.lm import run as R
+    from reportgen.experiments.lm.params import PARAMS
+
+    params = replace(PARAMS["full"], qk_width=1024, main_variants=("scaled", "unscaled"), fixed_width_heads=(),
+                     fixed_heads_widths=(), qk_dims=(), lrs=(1e-3, 1e-2, 1e-1), seeds=2, steps=steps, evals=6)
+    if tiny:
+        params = replace(params, width=16, heads=2, layers=1, context=16, batch=2, qk_width=64, steps=12,
+                         eval_windows=4, test_windows=8)
+    text, vocabulary, _ = corpus.read()
+    data = {s: corpus.encode(text[s], vocabulary, device) for s in corpus.SPLITS}
+    runs, keep = {}, optimize.CUDA_PRECISION
+    try:
+        for precision in ("fp32", "tf32", "bf16"):
+            optimize.CUDA_PRECISION = precision
+            sync(device)
+            start = time.perf_counter()
+            (config,) = R.train_all(params, 0, device, data, len(vocabulary), lambda items, label: items)
+            sync(device)
+            runs[precision] = {"seconds": round(time.perf_counter() - start, 2),
+                               "models": [{k: m[k] for k in ("variant", "lr", "seed", "test_bits")}
+                                          | {"val": m["val"][-1], "max_logit": max((x for x in m["max_logit"] if x), default=None)}
+                                          for m in config["models"]]}
+    finally:
+        optimize.CUDA_PRECISION = keep
+    summary = {}
+    for precision in ("tf32", "bf16"):
+        pairs = list(zip(runs["fp32"]["models"], runs[precision]["models"]))
+        diffs = [abs(a["test_bits"] - b["test_bits"]) for a, b in pairs if a["test_bits"] and b["test_bits"]]
+        tuned = {}
+        for which in ("fp32", precision):
+            for v in params.main_variants:
+                by_lr = {}
+                for m in runs[which]["models"]:
+                    if m["variant"] == v:
+                        by_lr.setdefault(m["lr"], []).append(m["val"] if m["val"] is not None else math.inf)
+                tuned[(which, v)] = min(by_lr, key=lambda lr: sum(by_lr[lr]))
+        summary[precision] = {"max_abs_test_bits_diff": round(max(diffs), 4) if diffs else None,
+                              "mean_abs_test_bits_diff": round(sum(diffs) / len(diffs), 4) if diffs else None,
+                              "nonfinite_differs": sum((a["test_bits"] is None) != (b["test_bits"] is None)
+                                                       for a, b in pairs),
+                              "tuned_rates_agree": all(tuned[("fp32", v)] == tuned[(precision, v)]
+                                                       for v in params.main_variants)}
+    record = {"steps": params.steps, "q_k_width": params.qk_width, "runs": runs, "against_fp32": summary}
+    write(out, "gpu.json", precision=record)
+    print("precision:", json.dumps(summary), flush=True)
+    return record
+
+
+def throughput(device, tiny, out, steps=3):
+    """Every full-profile configuration's stacks as the planner sizes them: seconds per step of one stack,
+    its measured peak against the formula, and the FLOP rate, in the precision optimize.CUDA_PRECISION names."""
+    import torch
+
+    from reportgen.experiments.lm import corpus, model, optimize, stacks
+    from reportgen.experiments.lm import run as R
+    from reportgen.experiments.lm.params import PARAMS
+    from reportgen.experiments.sampling import generator
+
+    params = PARAMS["full"]
+    if tiny:
+        params = replace(params, width=16, heads=2, layers=1, context=16, batch=2, qk_dims=(32,),
+                         fixed_width_heads=(), fixed_heads_widths=(), eval_windows=4)
+    text, vocabulary, _ = corpus.read()
+    train = corpus.encode(text["train"], vocabulary, device)
+    V, T, B = len(vocabulary), params.context, params.batch
+    optimize.set_precision(device)
+    rows, total = [], 0.0
+    for (width, heads, d_k, _), cells, parts in R.plan(params, device, V):
+        part = parts[0]
+        factored = model.use_factored_shape(width, heads, d_k, T, B)
+        if device == "cuda":
+            torch.cuda.empty_cache()
+            torch.cuda.reset_peak_memory_stats()
+        cfg = model.Config(width, heads, params.layers, T, V, params.base_width, part, device, d_k, params.mlp_ratio)
+        P = model.init_params(cfg, [generator(device, 0, "gpu", width, heads, d_k, *c) for c in part], device)
+        starts = torch.randint(len(train) - T - 1, (steps + 1, cfg.M, B), device=device)
+        optimize.train_batched(P, cfg, lambda step: R.windows(train, starts[step], T + 1), 1)
+        sync(device)
+        start = time.perf_counter()
+        optimize.train_batched(P, cfg, lambda step: R.windows(train, starts[step], T + 1), steps)
+        sync(device)
+        seconds = (time.perf_counter() - start) / steps
+        peak = torch.cuda.max_memory_allocated() if device == "cuda" else None
+        del P
+        per_model = stacks.bytes_per_model(width, heads, d_k, params.layers, T, B, V, params.mlp_ratio * width,
+                                           factored, params.eval_windows)
+        flops = stacks.flops_per_token(width, heads, d_k, params.layers, T, B, V, params.mlp_ratio * width,
+                                       factored) * len(part) * B * T
+        config_seconds = seconds * len(cells) / len(part) * params.steps
+        total += config_seconds
+        rows.append({"width": width, "heads": heads, "d_k": d_k, "models": len(cells), "stacks": len(parts),
+                     "stack_models": len(part), "factored": factored, "seconds_per_step": round(seconds, 4),
+                     "training_s": round(config_seconds, 1), "tflops": round(flops / seconds / 1e12, 1),
+                     "peak_gib": peak and round(peak / 2**30, 2),
+                     "formula_gib": round(per_model * len(part) / 2**30, 2)})
+        print(f"full lm d_k={d_k} width={width} heads={heads}: {len(cells)} models in {len(parts)} stacks of "
+              f"{len(part)}, {seconds:.3f} s/step a stack, {rows[-1]['tflops']} TFLOP/s, peak "
+              f"{rows[-1]['peak_gib']} GiB (formula {rows[-1]['formula_gib']})", flush=True)
+        write(out, "gpu.json", throughput={"rows": rows, "steps": params.steps, "training_s": round(total, 1),
+                                           "precision": optimize.CUDA_PRECISION})
+    return total
+
+
+def full_check(device, tiny, out, budget):
+    """`reportgen check` on the full profile (every family, the new evidence rules): its wall seconds and verdicts."""
+    import gzip
+
+    profile = "quick" if tiny else "full"
+    import tempfile
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    work = tempfile.mkdtemp(prefix="reportgen-full-")  # its cache starts empty: every family runs
+    command = [sys.executable, "-c", "from reportgen.cli import command; command()", "check", "--profile", profile,
+               "--device", device, "--json"]
+    start = time.perf_counter()
+    try:
+        done = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True,
+                              timeout=max(1, budget))
+    except subprocess.TimeoutExpired as exc:
+        seconds = time.perf_counter() - start
+        write(out, "gpu.json", full_check={"cut_off_after_s": round(seconds, 1), "profile": profile})
+        print(f"full check: cut off after {seconds:.0f} s", flush=True)
+        (Path(out) / "check-full.log").write_text((exc.stderr or b"").decode(errors="replace")[-20000:]
+                                                  if isinstance(exc.stderr, bytes) else str(exc.stderr)[-20000:])
+        return None
+    seconds = time.perf_counter() - start
+    (Path(out) / "check-full.log").write_text(done.stderr[-20000:])
+    for entry in sorted((Path(work) / ".reportgen-cache").glob("lm-*.json")):  # the raw results, to judge again
+        with gzip.open(Path(out) / "lm-full.json.gz", "wt") as handle:
+            handle.write(json.dumps({"results": json.loads(entry.read_text())["payload"]["results"]}))
+    with gzip.open(Path(out) / "check-full.json.gz", "wt") as handle:
+        handle.write(done.stdout)
+    counts, changed = {}, []
+    try:
+        for row in json.loads(done.stdout).get("rows", []):
+            counts[row.get("verdict")] = counts.get(row.get("verdict"), 0) + 1
+            if row.get("status") != "same":
+                changed.append([row.get("id"), row.get("expected"), row.get("verdict")])
+    except (ValueError, AttributeError):
+        pass
+    write(out, "gpu.json", full_profile_s=round(seconds, 1),
+          full_check={"profile": profile, "exit": done.returncode, "verdicts": counts, "differs_from_cpu": changed})
+    print(f"full check: {seconds:.1f} s, exit {done.returncode}, {counts}", flush=True)
+    return seconds
+
+
+def full_slice(device, tiny, out, budget, lm_steps):
+    """Every family of the full profile on the device: the language model with its steps cut to `lm_steps` (a
+    stated slice: the rest of its design as the profile has it), the others whole in a child process each.
+
+    Writes the language model's raw results (lm-full-slice.json.gz, to judge again anywhere), its stacks' and its
+    battery's seconds, and the full profile's seconds computed from them: the stacks' time scaled to the
+    profile's steps, the rest as measured."""
+    import gzip
+
+    from reportgen.experiments.lm import run as R
+    from reportgen.experiments.lm.params import PARAMS
+
+    params = replace(PARAMS["quick" if tiny else "full"], steps=lm_steps)
+    marks = {}
+
+    def progress(items, label):
+        marks[label] = time.perf_counter()
+        return items
+
+    start = time.perf_counter()
+    results = R.run(params, 0, device, progress)
+    sync(device)
+    end = time.perf_counter()
+    with gzip.open(Path(out) / "lm-full-slice.json.gz", "wt") as handle:
+        handle.write(json.dumps({"params": repr(params), "results": results}))
+    battery_start = next((t for label, t in marks.items() if "battery" in label), end)
+    stacks_s, rest_s = battery_start - start, end - battery_start
+    full_steps = PARAMS["full"].steps
+    write(out, "gpu.json", lm_slice={"steps": lm_steps, "of_steps": full_steps, "seconds": round(end - start, 1),
+                                     "stacks_s": round(stacks_s, 1), "battery_s": round(rest_s, 1),
+                                     "models": results["scale"]["models"]})
+    print(f"lm full slice: {lm_steps} steps, {end - start:.1f} s (stacks {stacks_s:.1f}, battery {rest_s:.1f})",
+          flush=True)
+    families(device, "quick" if tiny else "full", ("lm",), budget - (time.perf_counter() - start), out)
+    others = [json.loads(line) for line in (Path(out) / "families-full.jsonl").read_text().splitlines() if line] \
+        if not tiny else []
+    others_s = sum(r.get("seconds", 0) for r in others)
+    computed = stacks_s * full_steps / lm_steps + rest_s + others_s
+    write(out, "gpu.json", full_profile_computed_s=round(computed, 1), other_families_s=round(others_s, 1))
+    print(f"full profile, computed: {computed:.0f} s (other families {others_s:.1f} s)", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", nargs="?")
@@ -302,6 +496,8 @@ def main():
     parser.add_argument("--budget", type=float, default=480.0)
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--tiny", action="store_true", help="every size shrunk: a check of the script on a CPU")
+    parser.add_argument("--slice", type=int, metavar="STEPS",
+                        help="every family at the full profile, the language model cut to STEPS steps; the throughput first")
     parser.add_argument("--long", type=int, metavar="STEPS",
                         help="only a longer slice: STEPS steps, one rate a decade, q/k width 512 (lm-long.json)")
     args = parser.parse_args()
@@ -323,20 +519,24 @@ def main():
     if args.long:
         lm_slice(args.device, args.tiny, 0, args.out, steps=args.long, name="lm-long", per_decade=1, qk_dims=(512,))
         return
-    for name, part in (("full_profile_lm", lambda: full_profile_lm(args.device, args.tiny, args.out)),
-                       ("lm_slice", lambda: lm_slice(args.device, args.tiny, 0.55 * left(), args.out))):
+    if args.slice:
+        throughput(args.device, args.tiny, args.out)
+        if args.device == "cuda":
+            torch.cuda.empty_cache()
+        full_slice(args.device, args.tiny, args.out, left() - 5, args.slice)
+        write(args.out, "gpu.json", seconds=round(time.perf_counter() - start, 1))
+        return
+    for name, part in (("precision", lambda: precision_check(args.device, args.tiny, args.out)),
+                       ("throughput", lambda: throughput(args.device, args.tiny, args.out))):
         try:
             part()
         except Exception as exc:  # one part's failure must not cost the others their time
             print(f"{name} failed: {type(exc).__name__}: {exc}", flush=True)
             write(args.out, "gpu.json", **{f"{name}_error": f"{type(exc).__name__}: {exc}"})
-    if args.device == "cuda":
-        torch.cuda.empty_cache()
-    profile_budget = left() / 2
-    families(args.device, "quick" if args.tiny else "standard", (), profile_budget, args.out)
-    families(args.device, "quick" if args.tiny else "full", ("lm",), left() - 5, args.out)
+        if args.device == "cuda":
+            torch.cuda.empty_cache()
+    full_check(args.device, args.tiny, args.out, left() - 5)
     write(args.out, "gpu.json", seconds=round(time.perf_counter() - start, 1))
-
 
 if __name__ == "__main__":
     main()

@@ -228,9 +228,15 @@ def test_gpu_script_runs_tiny_on_the_cpu(tmp_path):
     """benchmarks/gpu.py, shrunk, end to end on the CPU: what a GPU session runs blind must not fail there."""
     import subprocess
 
-    done = subprocess.run([sys.executable, str(REPO / "benchmarks" / "gpu.py"), str(tmp_path), "--device", "cpu",
-                           "--tiny", "--budget", "60"], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    result = json.loads((tmp_path / "gpu.json").read_text())
-    assert result["full_profile_lm"]["rows"] and result["lm_slice"]["steps"] == 20
-    assert (tmp_path / "lm-slice.json").exists() and (tmp_path / "families-quick.jsonl").exists()
+    def gpu(out, *args):
+        done = subprocess.run([sys.executable, str(REPO / "benchmarks" / "gpu.py"), str(out), "--device", "cpu",
+                               "--tiny", *args], capture_output=True, text=True, timeout=400)
+        assert done.returncode == 0, done.stderr
+        return json.loads((out / "gpu.json").read_text())
+
+    whole = gpu(tmp_path / "whole", "--budget", "200")  # precision, throughput, then the check of the profile
+    assert set(whole["precision"]["against_fp32"]) == {"tf32", "bf16"} and whole["throughput"]["rows"]
+    assert whole["full_check"]["verdicts"] and (tmp_path / "whole" / "lm-full.json.gz").exists()
+    cut = gpu(tmp_path / "cut", "--budget", "200", "--slice", "12")  # the stated slice of a 10-minute call
+    assert cut["lm_slice"]["steps"] == 12 and cut["full_profile_computed_s"] > 0
+    assert (tmp_path / "cut" / "lm-full-slice.json.gz").exists()
