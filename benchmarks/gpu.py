@@ -413,6 +413,11 @@ def full_check(device, tiny, out, budget):
 
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
     work = tempfile.mkdtemp(prefix="reportgen-full-")  # its cache starts empty: every family runs
+    import importlib.util
+
+    templates = REPO / "reportgen" / "templates"  # a package only once installed (pyproject.toml): from a
+    if importlib.util.find_spec("reportgen.templates") is None and not templates.exists():  # source tree, link it
+        templates.symlink_to(Path("..") / "templates")
     command = [sys.executable, "-c", "from reportgen.cli import command; command()", "check", "--profile", profile,
                "--device", device, "--json"]
     start = time.perf_counter()
