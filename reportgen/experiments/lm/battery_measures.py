@@ -5,6 +5,7 @@ Each variant at its own best rate, seeds paired; lm/measures.py's MEASURES inclu
 
 import numpy as np
 
+from reportgen.experiments import evidence
 from reportgen.experiments.lm.sweep import INF, lr_text
 from reportgen.experiments.measure import MeasureUnavailable, Measures
 from reportgen.experiments.paired import ratio_measurement
@@ -65,6 +66,34 @@ class Battery:
         return best
 
 
+LEARNED_SHARE = 0.5  # the reference learned: its loss above the floor fell to at most half its first window's
+
+
+def undecided(b, task, d_k, optimizer, i, variant, lv, reference=None, lr_=None, key="loss"):
+    """The evidence rule (evidence.py) for a battery comparison at checkpoint i; '' when it may decide.
+
+    The reference learned (its loss above the task's floor at most LEARNED_SHARE of its first window's),
+    enough paired seeds, each best rate strictly inside its grid, and the variant, when behind, not
+    still improving (loss falling, or accuracy rising, by at least the gap over the last quarter)."""
+    where = f"on {task} at d_k = {d_k} ({optimizer})"
+    reasons = [evidence.seeds_reason(b.b["seeds"])]
+    if reference is not None:
+        first, end = b.mean(task, reference, d_k, optimizer, lr_, "loss", 0), \
+            b.mean(task, reference, d_k, optimizer, lr_, "loss", i)
+        reasons.append(evidence.learned_reason(end, first, (1 - LEARNED_SHARE) * first, f"{reference} {where}",
+                                               "its first window's loss above the floor", unit="nats"))
+    reasons.append(evidence.bracket_reason(b.lrs(optimizer), lv, f"{variant} {where}"))
+    if reference is not None:
+        reasons.append(evidence.bracket_reason(b.lrs(optimizer), lr_, f"{reference} {where}"))
+        up = key == "acc"
+        vv, rr = (b.mean(task, v, d_k, optimizer, lr, key, i) for v, lr in ((variant, lv), (reference, lr_)))
+        behind = rr - vv if up else vv - rr
+        curves = [m["curves"][key][: i + 1] for m in b.seeds(task, variant, d_k, optimizer, lv)]
+        reasons.append(evidence.settled_reason(curves, behind, f"{variant} {where}", higher_is_better=up,
+                                               unit="of accuracy" if up else "nats"))
+    return evidence.first_reason(*reasons)
+
+
 def _per_seed(b, task, scaling, d, optimizer, lr, f):
     """f(model) for each seed of one cell, in seed order (the battery's seeds are paired)."""
     return [f(m) for m in sorted(b.seeds(task, scaling, d, optimizer, lr), key=lambda m: m["seed"])]
@@ -89,7 +118,8 @@ def battery_excess_ratio(results, task, d_k="largest", budget=1.0, optimizer="ad
     ent = float(np.mean([m["curves"]["entropy"][i] or 0 for m in b.seeds(task, variant, d_k, optimizer, rv)]))
     return ratio_measurement([a / max(c, 1e-12) for a, c in zip(xv, xr)], f"{task}, d_k = {d_k}, {optimizer}, "
                              f"{step} steps: excess loss over the floor, {variant} over {reference}, each at its "
-                             "best rate", detail=((f"excess loss, {variant}", f"{lv:.3g} at lr {lr_text(rv)}"),
+                             "best rate", undecided=undecided(b, task, d_k, optimizer, i, variant, rv, reference, rr),
+                             detail=((f"excess loss, {variant}", f"{lv:.3g} at lr {lr_text(rv)}"),
                                                   (reference, f"{lr_:.3g} at lr {lr_text(rr)}"),
                                                   (f"attention entropy share, {variant}", ent, 2)))
 
@@ -104,7 +134,8 @@ def battery_best_accuracy(results, task, d_k="largest", budget=1.0, optimizer="a
     acc, lr = b.best(task, variant, d_k, optimizer, "acc", i)
     return ratio_measurement(_per_seed(b, task, variant, d_k, optimizer, lr, _curve("acc", i, 0.0)),
                              f"{task}, d_k = {d_k}, {optimizer}, after {step} steps, {variant} at its most accurate "
-                             f"rate ({lr_text(lr)})", digits=3, log=False, pairs=False, bounds=(0.0, 1.0))
+                             f"rate ({lr_text(lr)})", digits=3, log=False, pairs=False, bounds=(0.0, 1.0),
+                             undecided=undecided(b, task, d_k, optimizer, i, variant, lr))
 
 
 @MEASURES.register
@@ -121,6 +152,7 @@ def battery_error_excess(results, task, factor, points, d_k="largest", budget=1.
     return ratio_measurement([x - max(factor * y, y + points) for x, y in zip(ev, er)],
                              f"{task}, d_k = {d_k}, {optimizer}, {step} steps: error of {variant} minus "
                              f"max({factor:g} × {reference}'s, {reference}'s + {points:g})", digits=3, log=False,
+                             undecided=undecided(b, task, d_k, optimizer, i, variant, lv, reference, lr_, "acc"),
                              detail=((f"best accuracy, {variant}", av, 3), (reference, ar, 3)))
 
 
@@ -143,9 +175,11 @@ def _battery_steps(b, task, d_k, level, optimizer, variant, reference):
     if lv is None:  # never at any rate: its most accurate rate, at the run's length
         lv = b.best(task, variant, d_k, optimizer, "acc", len(b.task(task)["checkpoints"]) - 1)[1]
     first = _first_reach(b, task, level)
+    last = len(b.task(task)["checkpoints"]) - 1
     return (_per_seed(b, task, variant, d_k, optimizer, lv, first), _per_seed(b, task, reference, d_k, optimizer,
                                                                                lr_, first),
-            "never" if sv is None else f"{sv:.0f} at lr {lr_text(lv)}", f"{sr:.0f} at lr {lr_text(lr_)}")
+            "never" if sv is None else f"{sv:.0f} at lr {lr_text(lv)}", f"{sr:.0f} at lr {lr_text(lr_)}",
+            undecided(b, task, d_k, optimizer, last, variant, lv, reference, lr_, "acc"))
 
 
 @MEASURES.register
@@ -155,11 +189,11 @@ def battery_steps_ratio(results, task, d_k="largest", level=0.9, optimizer="adam
     (checkpoint resolution); a seed that never gets there counts the run's length (a lower bound)."""
     b = Battery(results)
     d_k = b.dim(d_k)
-    sv, sr, tv, tr = _battery_steps(b, task, d_k, level, optimizer, variant, reference)
+    sv, sr, tv, tr, why = _battery_steps(b, task, d_k, level, optimizer, variant, reference)
     return ratio_measurement([x / y for x, y in zip(sv, sr)], f"{task}, d_k = {d_k}, {optimizer}: steps to "
                              f"{level:.0%} accuracy, {variant} over {reference}, each at its fastest rate"
                              + ("" if tv != "never" else f" (a lower bound: {variant} never got there)"),
-                             detail=((variant, tv), (reference, tr)))
+                             undecided=why, detail=((variant, tv), (reference, tr)))
 
 
 @MEASURES.register
@@ -168,11 +202,12 @@ def battery_slowdown_growth(results, task, d_k="largest", small_d_k="smallest", 
     """How much more `variant` is slowed at `d_k` than at `small_d_k`: ratio of the two steps ratios, per seed."""
     b = Battery(results)
     d_k, small_d_k = b.dim(d_k), b.dim(small_d_k)
-    bv, br, _, _ = _battery_steps(b, task, d_k, level, optimizer, variant, reference)
-    sv, sr, _, _ = _battery_steps(b, task, small_d_k, level, optimizer, variant, reference)
+    bv, br, _, _, why = _battery_steps(b, task, d_k, level, optimizer, variant, reference)
+    sv, sr, _, _, why_small = _battery_steps(b, task, small_d_k, level, optimizer, variant, reference)
     big, small = [x / y for x, y in zip(bv, br)], [x / y for x, y in zip(sv, sr)]
     return ratio_measurement([x / y for x, y in zip(big, small)], f"steps-to-{level:.0%} ratio at d_k = {d_k} over "
-                             f"the ratio at d_k = {small_d_k}", detail=((f"ratio at d_k = {d_k}", np.mean(big), 2),
+                             f"the ratio at d_k = {small_d_k}", undecided=evidence.first_reason(why, why_small),
+                             detail=((f"ratio at d_k = {d_k}", np.mean(big), 2),
                                                                        (f"at d_k = {small_d_k}", np.mean(small), 2)))
 
 

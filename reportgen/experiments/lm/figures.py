@@ -55,11 +55,17 @@ def sweep_figure(results):
         "held-out bits per byte, capped at the untrained model's (Wortsman et al.'s convention); × marks a "
         "rate where the run diverged. Grey lines: the unigram (dotted) and bigram (dashed) count tables on "
         "the same held-out split. The main configuration trains every variant; the d_k sweeps "
-        "(fixed width, then fixed head count) train × 1/√d_k, × 1 and μP.",
+        "(fixed width, then fixed head count) train × 1/√d_k, × 1 and μP." + undecided_caveat(s),
         f"Log-x line plots, one panel per configuration, with the unigram ({results['baselines']['unigram']:.2f}) "
         f"and bigram ({results['baselines']['bigram']:.2f}) baselines: " + "; ".join(alt) + ".",
         fig,
     )
+
+
+def undecided_caveat(s):
+    """A caption's warning when the models it draws decide nothing (the learning gate), else ''."""
+    reason = s.gate(s.main)
+    return f" These models decide no training claim: {reason}." if reason else ""
 
 
 def sensitivity_figure(results):
@@ -85,7 +91,7 @@ def sensitivity_figure(results):
         "lm-lr-sensitivity",
         "Learning-rate sensitivity per score convention (Wortsman et al. 2023): the mean over the "
         "rates of the final validation loss, capped at the untrained model's, minus the best; lower "
-        "is more forgiving. Bars: the main configuration; markers: the d_k sweeps.",
+        "is more forgiving. Bars: the main configuration; markers: the d_k sweeps." + undecided_caveat(s),
         "Horizontal bars at the main configuration: " + "; ".join(alt) + ".",
         fig,
     )

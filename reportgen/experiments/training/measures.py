@@ -86,6 +86,7 @@ def steps_ratio(results, d_k, variant="unscaled", reference="scaled"):
     if fast_v is None:
         method += f" (a lower bound: {variant} never got there in {results['steps']} steps)"
     return ratio_measurement([a / b for a, b in zip(sv, sr)], method, digits=2,
+                             undecided=s.undecided(d_k, variant, reference),
                              detail=((reference, steps_text(s, d_k, reference)), (variant, steps_text(s, d_k, variant))))
 
 
@@ -101,6 +102,7 @@ def instability_growth_misses(results, d_k, small_d_k, margin, variant="unscaled
     return count_measurement(c, s.n_seeds, f"recall, of 2: {variant} at d_k = {d_k} at least {margin:.0%} points "
                              f"more unstable (blow-up or spike) than {reference}, and more than itself at d_k = "
                              f"{small_d_k}; paired over {s.n_seeds} seeds",
+                             undecided=s.undecided(d_k, variant, reference, compare=False),
                              detail=_unstable_shares(s, (variant, reference)) + _logit_growth(s, d_k, variant, reference))
 
 
@@ -197,6 +199,7 @@ def blowup_excess(results, d_k, variant="unscaled", reference="scaled"):
     bv, br = shares(variant), shares(reference)
     return ratio_measurement([a - b for a, b in zip(bv, br)], f"recall, d_k = {d_k}: share of blow-ups "
                              "(non-finite, or a window mean above the blow-up line), difference", digits=3, log=False,
+                             undecided=s.undecided(d_k, variant, reference, compare=False),
                              detail=((f"blow-up share, {variant}", np.mean(bv), 2), (reference, np.mean(br), 2))
                              + _logit_growth(s, d_k, variant, reference))
 

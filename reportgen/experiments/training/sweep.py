@@ -65,6 +65,27 @@ class Sweep(RateSweep):
     def best_accuracy(self, d, variant):
         return self.most_accurate(d, variant)[0]
 
+    def undecided(self, d, variant, reference, compare=True):
+        """The evidence rule (reportgen/experiments/evidence.py) for `variant` against `reference` at d_k = d:
+        enough paired seeds; the reference learned (its most accurate rate reaches REACH in the last quarter);
+        with `compare`, each variant's tuned rate inside the grid and the loser not still improving."""
+        from reportgen.experiments import evidence
+        from reportgen.experiments.training.params import REACH
+
+        acc = self.best_accuracy(d, reference)
+        reasons = [evidence.seeds_reason(self.n_seeds),
+                   "" if acc >= REACH else (f"{reference} at d_k = {d} reaches {acc:.0%} accuracy at its best rate, "
+                                            f"{REACH - acc:.0%} short of the {REACH:.0%} that says it learned the task")]
+        if compare:
+            where = f"at d_k = {d}"
+            reasons += [evidence.bracket_reason(self.lrs, self.tuned(d, v), f"{v} {where}") for v in (variant, reference)]
+            behind = self.final_loss(d, variant, self.tuned(d, variant)) - self.final_loss(d, reference,
+                                                                                          self.tuned(d, reference))
+            if math.isfinite(behind):
+                curves = [m["curves"]["loss"] for m in self.seeds(d, variant, self.tuned(d, variant))]
+                reasons.append(evidence.settled_reason(curves, behind, f"{variant} {where}", unit="nats"))
+        return evidence.first_reason(*reasons)
+
     def reached_all(self, d, variant):
         """Whether some rate takes every seed to 90% accuracy."""
         return self.fastest(d, variant)[0] is not None
