@@ -368,7 +368,7 @@ def throughput(device, tiny, out, steps=3):
     V, T, B = len(vocabulary), params.context, params.batch
     optimize.set_precision(device)
     rows, total = [], 0.0
-    for (width, heads, d_k, _), cells, parts in R.plan(params, device, V):
+    for (width, heads, d_k, _), cells, parts, _ in R.plan(params, device, V):
         part = parts[0]
         factored = model.use_factored_shape(width, heads, d_k, T, B)
         if device == "cuda":

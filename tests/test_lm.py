@@ -95,8 +95,8 @@ def test_a_stack_too_large_for_its_budget_is_split():
     assert stacks.stack_size(per, 1000 * per, "cpu") == stacks.CPU_STACK  # fixed on a CPU: the same split anywhere
     assert [len(p) for p in stacks.split(list(range(50)), 20)] == [17, 17, 16]
     layout = R.plan(PARAMS["standard"], "cpu", 100)
-    assert all(len(part) <= stacks.CPU_STACK for _, _, parts in layout for part in parts)
-    assert sum(len(cells) for _, cells, _ in layout) == sum(len(part) for _, _, parts in layout for part in parts)
+    assert all(len(part) <= stacks.CPU_STACK for _, _, parts, _ in layout for part in parts)
+    assert sum(len(cells) for _, cells, _, _ in layout) == sum(len(part) for _, _, parts, _ in layout for part in parts)
 
 
 def test_the_memory_formula_lies_above_every_measured_peak():

@@ -180,7 +180,8 @@ def lanes(device, count):
 
 
 def plan(params, device, vocab):
-    """[(configuration, its cells, [stacks of cells])]: each configuration split to fit the device."""
+    """[(configuration, its cells, [stacks of cells], bytes one of its stacks may take at its peak)]: each
+    configuration split to fit the device's budget (stacks.py)."""
     from reportgen.experiments.lm import model, stacks
 
     out = []
@@ -190,9 +191,16 @@ def plan(params, device, vocab):
         factored = model.use_factored_shape(width, heads, d_k, params.context, params.batch)
         per_model = stacks.bytes_per_model(width, heads, d_k, params.layers, params.context, params.batch, vocab,
                                            params.mlp_ratio * width, factored, params.eval_windows)
-        out.append(((width, heads, d_k, variants), cells, stacks.split(cells, stacks.stack_size(per_model, budget,
-                                                                                                  device))))
+        parts = stacks.split(cells, stacks.stack_size(per_model, budget, device))
+        out.append(((width, heads, d_k, variants), cells, parts, per_model * max(map(len, parts))))
     return out
+
+
+def budget_gib(device):
+    """The card's memory, GiB."""
+    import torch
+
+    return torch.cuda.get_device_properties(0).total_memory / 2**30 if device == "cuda" else 0.0
 
 
 def train_all(params, seed, device, data, vocab, progress):
@@ -206,7 +214,7 @@ def train_all(params, seed, device, data, vocab, progress):
 
     optimize.set_precision(device)
     layout = plan(params, device, vocab)
-    jobs = [(config, part) for config, _, parts in layout for part in parts]
+    jobs = [(config, part) for config, _, parts, _ in layout for part in parts]
 
     def one(job, stop):
         (width, heads, d_k, _), cells = job
@@ -218,10 +226,12 @@ def train_all(params, seed, device, data, vocab, progress):
                 torch.set_flush_denormal(False)
 
     models = sum(len(part) for _, part in jobs)
-    done = workers.in_threads(jobs, one, lanes(device, len(jobs)), progress,
-                              f"lm: {models} models in {len(jobs)} stacks")
+    label = f"lm: {models} models in {len(jobs)} stacks"
+    if device == "cuda":  # what the planner lets a stack take, against the card
+        label += f", each under {max(peak for *_, peak in layout) / 2**30:.0f} GiB of {budget_gib(device):.0f}"
+    done = workers.in_threads(jobs, one, lanes(device, len(jobs)), progress, label)
     configs, i = [], 0
-    for (width, heads, d_k, _), _, parts in layout:
+    for (width, heads, d_k, _), _, parts, _ in layout:
         configs.append({"width": width, "heads": heads, "d_k": d_k,
                         "models": [m for part in done[i : i + len(parts)] for m in part]})
         i += len(parts)
