@@ -60,12 +60,17 @@ def test_cells_draw_independent_weights():
     assert not torch.equal(P["emb"][0], P["emb"][1])
 
 
-def test_seeds_are_paired_across_variants_and_rates():
-    """Within a seed every variant and rate starts from the same weights and sees the same windows."""
+def _tiny_corpus(steps):
+    """The quick profile cut to `steps` steps and two rates, and the encoded corpus."""
     params = PARAMS["quick"]
     text, vocabulary, _ = corpus.read()
     data = {s: corpus.encode(text[s], vocabulary, "cpu") for s in corpus.SPLITS}
-    tiny = type(params)(**{**params.__dict__, "steps": 2, "evals": 1, "lrs": (1e-3, 1e-2)})
+    return type(params)(**{**params.__dict__, "steps": steps, "evals": 1, "lrs": (1e-3, 1e-2)}), data, vocabulary
+
+
+def test_seeds_are_paired_across_variants_and_rates():
+    """Within a seed every variant and rate starts from the same weights and sees the same windows."""
+    tiny, data, vocabulary = _tiny_corpus(2)
     cells = R.cells_of(tiny, 8, ("scaled", "unscaled"))
     out = R.train_stack(tiny, 0, "cpu", data, len(vocabulary), 16, 2, 8, cells)
     first = {(m["variant"], m["lr"], m["seed"]): m["val"][0] for m in out}
@@ -77,10 +82,7 @@ def test_seeds_are_paired_across_variants_and_rates():
 
 def test_a_configuration_split_into_stacks_trains_as_one_stack():
     """Each model's weights and windows are keyed on its seed, so any split gives the same numbers."""
-    params = PARAMS["quick"]
-    text, vocabulary, _ = corpus.read()
-    data = {s: corpus.encode(text[s], vocabulary, "cpu") for s in corpus.SPLITS}
-    tiny = type(params)(**{**params.__dict__, "steps": 3, "evals": 1, "lrs": (1e-3, 1e-2)})
+    tiny, data, vocabulary = _tiny_corpus(3)
     cells = R.cells_of(tiny, 32, ("scaled", "qk_ln"))
     whole = R.train_stack(tiny, 0, "cpu", data, len(vocabulary), 16, 2, 32, cells)
     parts = [m for part in stacks.split(cells, 3) for m in R.train_stack(tiny, 0, "cpu", data, len(vocabulary), 16,
