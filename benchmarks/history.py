@@ -20,7 +20,8 @@ import statistics
 import sys
 from pathlib import Path
 
-from benchmarks import PEER
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a file too: `python benchmarks/history.py`
+from benchmarks import PEER  # noqa: E402
 
 MAD_TO_SD = 1.4826  # MAD of a normal sample × 1.4826 estimates its standard deviation
 

@@ -240,3 +240,16 @@ def test_gpu_script_runs_tiny_on_the_cpu(tmp_path):
     cut = gpu(tmp_path / "cut", "--budget", "200", "--slice", "12")  # the stated slice of a 10-minute call
     assert cut["lm_slice"]["steps"] == 12 and cut["full_profile_computed_s"] > 0
     assert (tmp_path / "cut" / "lm-full-slice.json.gz").exists()
+
+
+@pytest.mark.parametrize("name", sorted(BENCHMARKS) + ["gpu", "history"])
+def test_every_benchmark_answers_help_as_a_module_and_as_a_file(name):
+    """`python -m benchmarks NAME --help` and `python benchmarks/NAME.py --help` both print usage and exit 0
+    (the registry's benchmarks, the GPU session's script and the nightly history; environment.py and
+    readme.py are their helpers, not commands)."""
+    import subprocess
+
+    for command in ([sys.executable, "-m", "benchmarks", name, "--help"],
+                    [sys.executable, str(REPO / "benchmarks" / f"{name}.py"), "--help"]):
+        done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0 and "usage" in done.stdout.lower(), (command, done.stderr[-500:])
