@@ -504,7 +504,7 @@ def test_in_threads_keeps_order_and_stops_the_other_lanes_on_a_failure():
     """Results come back in job order; the first failure stops the other lanes and is raised here."""
     import time
 
-    from reportgen.workers import in_threads
+    from reportgen.experiments.lanes import in_threads
 
     assert in_threads([3, 1, 2], lambda job, stop: job * 10, lanes=2) == [30, 10, 20]
     seen = []

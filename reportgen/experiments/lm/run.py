@@ -205,11 +205,11 @@ def budget_gib(device):
 
 def train_all(params, seed, device, data, vocab, progress):
     """Every configuration's models, in configuration order, trained stack by stack; on a CPU the stacks
-    run side by side in threads (reportgen.workers.in_threads), each flushing subnormals itself (a
-    per-thread CPU flag)."""
+    run side by side in threads (experiments/lanes.py), each flushing subnormals itself (a per-thread
+    CPU flag)."""
     import torch
 
-    from reportgen import workers
+    from reportgen.experiments import lanes as side_by_side
     from reportgen.experiments.lm import optimize
 
     optimize.set_precision(device)
@@ -229,7 +229,7 @@ def train_all(params, seed, device, data, vocab, progress):
     label = f"lm: {models} models in {len(jobs)} stacks"
     if device == "cuda":  # what the planner lets a stack take, against the card
         label += f", each under {max(peak for *_, peak in layout) / 2**30:.0f} GiB of {budget_gib(device):.0f}"
-    done = workers.in_threads(jobs, one, lanes(device, len(jobs)), progress, label)
+    done = side_by_side.in_threads(jobs, one, lanes(device, len(jobs)), progress, label)
     configs, i = [], 0
     for (width, heads, d_k, _), _, parts, _ in layout:
         configs.append({"width": width, "heads": heads, "d_k": d_k,
