@@ -124,28 +124,33 @@ def test_a_listed_document_without_its_claims_file_is_an_error(tmp_path):
 def test_a_misspelt_measure_or_family_is_bad_input_before_any_work(tmp_path, catalog):
     from dataclasses import replace
 
+    from reportgen.claims.checks import check
     from reportgen.experiments import EXPERIMENTS
-    from reportgen.pipeline import check_measures
 
     victim = next(c for c in catalog.claims if c.measure == "variance.range_max")
     typo = replace(catalog, claims=tuple(replace(c, measure="variance.range_maxx") if c is victim else c
                                          for c in catalog.claims))
-    with pytest.raises(ConfigError, match=rf"claim {victim.id}: the variance family has no measure 'range_maxx' "
-                                          r"\(did you mean 'range_max'\?\)"):
-        check_measures(typo, EXPERIMENTS, [EXPERIMENTS["variance"]])
-    check_measures(typo, EXPERIMENTS, [EXPERIMENTS["saturation"]])  # only the families that run are asked
+    with pytest.raises(ConfigError, match=rf"claim {victim.id}: measure 'range_maxx' is not one of variance's; "
+                                          r"did you mean 'range_max'\?"):
+        check(typo, EXPERIMENTS, [EXPERIMENTS["variance"]])
+    check(typo, EXPERIMENTS, [EXPERIMENTS["saturation"]])  # only the families that run are asked
     elsewhere = replace(catalog, claims=(replace(victim, measure="varianze.range_max"),))
-    with pytest.raises(ConfigError, match="family 'varianze' is not one of variance, saturation"):
-        check_measures(elsewhere, EXPERIMENTS, [])
-    check_measures(catalog, EXPERIMENTS, list(EXPERIMENTS.values()))  # the built-in claims pass
+    with pytest.raises(ConfigError, match="family 'varianze' is not one of reportgen's; did you mean 'variance'"):
+        check(elsewhere, EXPERIMENTS, [])
+    for profile in ("quick", "standard", "full"):  # the built-in claims pass, on every profile's grid
+        check(catalog, EXPERIMENTS, list(EXPERIMENTS.values()), profile)
 
     class Broken:  # a family whose measures module does not import: its section fails, not the build
         name = "variance"
+        claim_tables = ()
+
+        def tables_for(self, documents):
+            return ()
 
         def measures(self):
             raise RuntimeError("a bug in measures.py")
 
-    check_measures(typo, EXPERIMENTS, [Broken()])
+    check(typo, {**EXPERIMENTS, "variance": Broken()}, [Broken()])
 
 
 # --- record --------------------------------------------------------------------------
