@@ -66,6 +66,8 @@ def status(expected, j):
         return STALE
     if j.quote_state == fixed:
         return FIXED
+    if not expected:
+        return NEW  # no verdict recorded yet: `check --record` writes it
     return SAME if expected == j.verdict else CHANGED
 
 
@@ -109,7 +111,8 @@ def compare(config, progress, seeds=1, catalog=None, families=None):
 
 
 def record(rows, profile, folder=None):
-    """Make this run's verdicts the expected ones of `profile`; only `expected*` lines change."""
+    """Make this run's verdicts the expected ones of `profile`; only `expected*` lines change.
+    Returns what was written: (file name, claim id, verdict before or "", verdict now) each."""
     from reportgen.claims import expected
 
     return expected.record({r.id: r.verdict for r in rows if r.status not in (MISSING, STALE, FIXED)}, profile, folder)

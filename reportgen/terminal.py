@@ -13,7 +13,6 @@ import click
 COLOURS = {"confirmed": "green", "partly": "cyan", "contradicted": "red", "inconclusive": "magenta",
            "unverifiable": "yellow"}
 SHORT = 16  # characters: a column whose cells are all this short never wraps (numbers, verdicts)
-LONG_WORD = 12  # characters: a longer word may fold in a table cell (an identifier, a long number)
 MARKS = {"same": " ", "CHANGED": "!", "NEW": "+", "MISSING": "-", "STALE": "?", "FIXED": "*"}
 
 
@@ -74,14 +73,14 @@ def _table(title, header, cells):
 
 def _narrowest(header, cells):
     """The table's narrowest readable width: short columns whole, the others down to their
-    longest word, a word longer than LONG_WORD folded."""
+    longest word (a word is never broken: a table that cannot hold it becomes cards)."""
     total = 2 * (len(header) - 1)  # one space either side of each column rule
     for i, name in enumerate(header):
         column = [row[i].plain for row in cells]
         if _short(column):
             total += max(len(c) for c in [name, *column])
         else:
-            total += min(LONG_WORD, max(len(w) for c in [name, *column] for w in c.split() or [""]))
+            total += max(len(w) for c in [name, *column] for w in c.split() or [""])
     return total
 
 
@@ -119,6 +118,61 @@ def report_table(table):
     return table.title, header, rows
 
 
+def _wrapped(width):
+    """A print function of lines folded at word boundaries to `width`, continued indented."""
+    import textwrap
+
+    def say(text, indent=0, more=4):
+        click.echo(textwrap.fill(text, width, initial_indent=" " * indent, subsequent_indent=" " * (indent + more),
+                                 break_long_words=False, break_on_hyphens=False))
+    return say
+
+
+def print_experiments():
+    """`reportgen list`: each experiment, what it measures and the sections it covers, wrapped."""
+    from reportgen.experiments import describe
+
+    say = _wrapped(console().width)
+    for name, summary_, covers in describe():
+        say(name)
+        say(summary_, 2)
+        say(f"covers: {'; '.join(str(s) for s in covers)}", 2)
+
+
+def print_measures(profile):
+    """`reportgen list --measures`: every measure a claim can name, from the declarations the
+    build checks claims against: its arguments (with defaults), the grid of an argument that
+    has one (on `profile`), what it returns, and the claims tables of its family."""
+    from reportgen.claims.checks import arguments
+    from reportgen.experiments import EXPERIMENTS
+
+    say = _wrapped(console().width)
+    for experiment in EXPERIMENTS.values():
+        measures = experiment.measures()
+        params = experiment.params[profile]
+        say(f"{experiment.name}: {experiment.title}")
+        say(f"claims tables: {', '.join(experiment.claim_tables)}", 2)
+        say(f"for a course's documents: {', '.join(experiment.tables_for(())) or 'none'}", 2)
+        for name, measure in measures.items():
+            required, optional, _ = arguments(measure)
+            defaults = _defaults(measure)
+            shown = list(required) + [f"{a}={defaults[a]!r}" for a in optional]
+            say(f"{experiment.name}.{name}({', '.join(shown)})", 2)
+            doc = " ".join((measure.__doc__ or "").strip().split("\n\n")[0].split())
+            if doc:
+                say(doc, 6, 0)
+            for (owner, argument), grid in measures.grids.items():
+                if owner == name:
+                    say(f"{argument} in ({profile}): {', '.join(str(v) for v in grid(params))}", 6, 2)
+
+
+def _defaults(measure):
+    import inspect
+
+    return {p.name: p.default for p in inspect.signature(measure).parameters.values()
+            if p.default is not inspect.Parameter.empty}
+
+
 def print_tables(sections):
     """`reportgen run`: each table of each section; a failed section on stderr."""
     out = console()
@@ -131,9 +185,23 @@ def print_tables(sections):
             out.print()
 
 
-def print_check(rows, failed):
-    """`reportgen check`: one row per check, then counts per document and the summary."""
+def print_check(rows, failed, every=False):
+    """`reportgen check`: the checks that changed (every one with `every`), then counts per
+    document and the summary."""
     out = console()
+    shown = rows if every else [r for r in rows if r.status != "same" or r.unstable]
+    if shown:
+        _print_rows(out, shown)
+    else:
+        out.print(f"every verdict is the expected one ({len(rows)} checks); --all prints each")
+    for r in rows:  # a quote that left its document: one line naming the claim, however narrow the table
+        if r.status in QUOTE_GONE:
+            out.print(f"{r.id}: {QUOTE_GONE[r.status]}; update or remove it in its claims file")
+    out.print(fitted(out, *_per_document(rows)))
+    out.print(summary(rows, failed))
+
+
+def _print_rows(out, rows):
     notes = any(r.status != "same" or r.unstable for r in rows)
     header = ("", "document", "statement", "documented", "measured", "verdict") + (("note",) if notes else ())
     table_rows = []
@@ -142,11 +210,6 @@ def print_check(rows, failed):
                _verdict(r.verdict, r.severity))
         table_rows.append(row + ((_note(r),) if notes else ()))
     out.print(fitted(out, None, header, table_rows))
-    for r in rows:  # a quote that left its document: one line naming the claim, however narrow the table
-        if r.status in QUOTE_GONE:
-            out.print(f"{r.id}: {QUOTE_GONE[r.status]}; update or remove it in its claims file", overflow="fold")
-    out.print(fitted(out, *_per_document(rows)))
-    out.print(summary(rows, failed), overflow="fold")
 
 
 QUOTE_GONE = {"STALE": "quote no longer in the document",
@@ -156,7 +219,8 @@ QUOTE_GONE = {"STALE": "quote no longer in the document",
 def _note(r):
     if r.status in QUOTE_GONE:  # the verdict judged a sentence the document no longer holds
         return f"{QUOTE_GONE[r.status]}: claim {r.id}; update or remove it in its claims file"
-    note = "" if r.status == "same" else f"{r.status}, expected {r.expected}"
+    note = ("" if r.status == "same" else f"{r.status}, expected {r.expected}" if r.expected
+            else "NEW: no expected verdict yet (check --record writes it)")
     if r.unstable:
         why = f"on a boundary: {r.boundary}" if r.boundary else "unexplained"
         note += ("; " if note else "") + f"UNSTABLE across seeds {'/'.join(r.seed_verdicts)} ({why})"

@@ -161,8 +161,8 @@ def test_record_rewrites_only_expected_lines(tmp_path, catalog):
     shutil.copytree(claims.default_folder(), folder, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
     before = {p.name: p.read_text() for p in folder.glob("*.toml")}
     victim = next(c for c in catalog.claims if c.expected_for("standard") == "confirmed" and "quick" not in c.expected)
-    assert expected.record({victim.id: "contradicted"}, "standard", folder) == 1
-    assert expected.record({victim.id: "confirmed"}, "quick", folder) == 1  # quick now differs from standard
+    assert len(expected.record({victim.id: "contradicted"}, "standard", folder)) == 1
+    assert len(expected.record({victim.id: "confirmed"}, "quick", folder)) == 1  # quick now differs from standard
     after = {p.name: p.read_text() for p in folder.glob("*.toml")}
     changed = [n for n in before if before[n] != after[n]]
     assert len(changed) == 1
@@ -171,7 +171,7 @@ def test_record_rewrites_only_expected_lines(tmp_path, catalog):
     assert all(line.startswith("expected") for line in removed | added), (removed, added)
     reloaded = {c.id: c for c in claims.load(folder)}[victim.id]
     assert reloaded.expected == {"standard": "contradicted", "quick": "confirmed"}
-    assert expected.record({victim.id: "confirmed"}, "standard", folder) == 1  # quick equal again: dropped
+    assert len(expected.record({victim.id: "confirmed"}, "standard", folder)) == 1  # quick equal again: dropped
     assert {c.id: c for c in claims.load(folder)}[victim.id].expected == {"standard": "confirmed"}
 
 
