@@ -56,32 +56,51 @@ def _short(column):
     return all(len(cell) <= SHORT for cell in column)
 
 
-def _table(title, header, cells):
-    """A rich Table: headed, no outer frame, cells folded rather than cut."""
+def _table(title, header, cells, width=None):
+    """A rich Table: headed, no outer frame, cells wrapped at word boundaries; with `width`, each
+    column given its own width: its longest word at least, the room left shared by need."""
     from rich import box
     from rich.table import Table
 
     table = Table(title=title, title_justify="left", title_style="bold", box=box.SIMPLE_HEAD,
                   show_edge=False, pad_edge=False, expand=False)
+    widths = _widths(header, cells, width) if width else [None] * len(header)
     for i, name in enumerate(header):
         # Short columns stay on one line; the long ones wrap in the room left.
-        table.add_column(name, overflow="fold", no_wrap=_short([row[i] for row in cells]))
+        table.add_column(name, overflow="fold", no_wrap=_short([row[i].plain for row in cells]), width=widths[i])
     for row in cells:
         table.add_row(*row)
     return table
 
 
+GAP = 3  # between two columns: a space of padding either side of the (blank) column rule
+
+
+def _bounds(header, cells):
+    """(narrowest, widest) readable width of each column: a short column whole; another from
+    its longest word (never broken) to its longest cell."""
+    out = []
+    for i, name in enumerate(header):
+        column = [name, *(row[i].plain for row in cells)]
+        widest = max(len(c) for c in column)
+        out.append((widest, widest) if _short(column[1:]) else
+                   (max(len(w) for c in column for w in c.split() or [""]), widest))
+    return out
+
+
+def _widths(header, cells, width):
+    bounds = _bounds(header, cells)
+    room = width - GAP * (len(header) - 1) - sum(lo for lo, _ in bounds)
+    want = sum(hi - lo for lo, hi in bounds)
+    if want <= room:
+        return [hi for _, hi in bounds]
+    return [lo + (hi - lo) * room // want for lo, hi in bounds]
+
+
 def _narrowest(header, cells):
     """The table's narrowest readable width: short columns whole, the others down to their
     longest word (a word is never broken: a table that cannot hold it becomes cards)."""
-    total = 2 * (len(header) - 1)  # one space either side of each column rule
-    for i, name in enumerate(header):
-        column = [row[i].plain for row in cells]
-        if _short(column):
-            total += max(len(c) for c in [name, *column])
-        else:
-            total += max(len(w) for c in [name, *column] for w in c.split() or [""])
-    return total
+    return GAP * (len(header) - 1) + sum(lo for lo, _ in _bounds(header, cells))
 
 
 def fitted(out, title, header, rows):
@@ -93,7 +112,7 @@ def fitted(out, title, header, rows):
 
     cells = _cells(rows)
     if _narrowest(header, cells) <= out.width:
-        return _table(title, header, cells)
+        return _table(title, header, cells, out.width)
     cards = [Text(title, style="bold")] if title else []
     for row in cells:
         card = Table.grid(padding=(0, 1))

@@ -72,15 +72,17 @@ def _measure_problems(claim, experiment, profile, where):
     if name not in measures:
         return [f"{where}: measure '{name}' is not one of {experiment.name}'s{nearest(name, measures)}"]
     required, optional, anything = arguments(measures[name])
-    out = [f"{where}: measure {claim.measure} needs argument '{a}' in args" for a in required if a not in claim.args]
-    if not anything:
-        out += [f"{where}: args: '{a}' is not an argument of {claim.measure}{nearest(a, required + optional)}"
-                for a in claim.args if a not in required + optional]
+    unknown = [] if anything else [a for a in claim.args if a not in required + optional]
+    out = [f"{where}: args: '{a}' is not an argument of {claim.measure}{nearest(a, required + optional)}"
+           for a in unknown]
+    if not unknown:  # a misspelt argument is the reason one is missing: one line for both
+        out += [f"{where}: measure {claim.measure} needs argument '{a}' in args" for a in required
+                if a not in claim.args]
     grids = getattr(measures, "grids", {})
     params = experiment.params[profile]
     for a, value in claim.args.items():
-        if a in grids:
-            allowed = tuple(grids[a](params))
+        if (name, a) in grids:
+            allowed = tuple(grids[name, a](params))
             if value not in allowed:
                 out.append(f"{where}: args: {a} = {value!r} is not on the {profile} profile's grid "
                            f"({_some(allowed)}){nearest(value, allowed)}")
