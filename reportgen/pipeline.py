@@ -142,7 +142,7 @@ def build(config, progress, catalog=None, families=None):
     with workers.Workers() as pool:  # ended at once if the build stops (an error, Ctrl-C, SIGTERM)
         drawer = Drawer(config, store, pool)
         device, sections = run_all(config, progress, catalog, families, drawer, store, device, config.format,
-                                   documents.quotes(catalog, texts), pool)
+                                   documents.looked_up(catalog, texts, config.claims, store), pool)
         timings["experiments"] = time.perf_counter() - start
 
         # The report is dated by its newest result (or SOURCE_DATE_EPOCH), so a rebuild with

@@ -215,7 +215,7 @@ def print_check(rows, failed, every=False):
         out.print(f"every verdict is the expected one ({len(rows)} checks); --all prints each")
     for r in rows:  # a quote that left its document: one line naming the claim, however narrow the table
         if r.status in QUOTE_GONE:
-            out.print(f"{r.id}: {QUOTE_GONE[r.status]}; update or remove it in its claims file")
+            out.print(f"{r.id}: {_quote_words(r)}; update or remove it in its claims file")
     out.print(fitted(out, *_per_document(rows)))
     out.print(summary(rows, failed))
 
@@ -235,9 +235,15 @@ QUOTE_GONE = {"STALE": "quote no longer in the document",
               "FIXED": "error fixed in the document (its quote is no longer there)"}
 
 
+def _quote_words(r):
+    from reportgen.judging.documents import STATES, UNMATCHED
+
+    return STATES[UNMATCHED] if r.quote_state == UNMATCHED else QUOTE_GONE[r.status]
+
+
 def _note(r):
     if r.status in QUOTE_GONE:  # the verdict judged a sentence the document no longer holds
-        return f"{QUOTE_GONE[r.status]}: claim {r.id}; update or remove it in its claims file"
+        return f"{_quote_words(r)}: claim {r.id}; update or remove it in its claims file"
     note = ("" if r.status == "same" else f"{r.status}, expected {r.expected}" if r.expected
             else "NEW: no expected verdict yet (check --record writes it)")
     if r.unstable:

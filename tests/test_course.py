@@ -208,3 +208,50 @@ def test_check_and_run_fit_80_columns_and_never_break_a_word(built_course, monke
         for word in words:  # a word is never cut across lines ("contradict" / "ed")
             cuts = [(word[:k], word[k:]) for k in range(4, len(word) - 1)]
             assert not [c for c in cuts if set(c) <= tokens], (command, word, result.stdout)
+
+
+class MemoryCache:
+    """What documents.looked_up asks of the build's cache, in memory."""
+
+    enabled = writable = True
+
+    def __init__(self):
+        self.entries = {}
+
+    def load(self, name, digest, check=None):
+        payload = self.entries.get((name, digest))
+        return payload if payload is None or check is None or check(payload) is None else None
+
+    def store(self, name, digest, payload):
+        self.entries[name, digest] = payload
+
+
+def test_a_quote_that_never_matched_is_not_an_error_fixed(tmp_path):
+    """`q·k` quoted from a text that writes `q \\cdot k` never matched: it is "not found", never
+    FIXED; a quote found by an earlier build and gone now is "no longer in the document"."""
+    from reportgen import claims
+    from reportgen.judging import documents
+
+    folder = course(tmp_path / "course")
+    note = folder / "documents" / "lecture5.md"
+    note.write_text(NOTE.replace("Its standard deviation is", "Its standard deviation $q \\cdot k$ is"), encoding="utf-8")
+    bad(folder, "Its standard deviation is therefore 64 as well.", "Its standard deviation q·k is therefore 64 as well.")
+    catalog = claims.catalog(folder / "claims")
+    store = MemoryCache()
+    states = documents.looked_up(catalog, documents.read(catalog, folder / "documents"), "claims", store)
+    assert states["lecture5.std-dk64"] == documents.UNMATCHED
+    assert documents.state(states["lecture5.std-dk64"], "contradicted") == documents.UNMATCHED  # never FIXED
+    assert states["lecture5.var-dk64"] == documents.FOUND
+    note.write_text(NOTE.replace("has variance 64", "has variance d_k"), encoding="utf-8")
+    states = documents.looked_up(catalog, documents.read(catalog, folder / "documents"), "claims", store)
+    assert states["lecture5.var-dk64"] == documents.GONE  # found by the build before: the document changed
+
+
+def test_a_quote_is_typeset_only_between_dollars():
+    from reportgen.render import mathtex
+
+    for medium in ("screen", "print"):
+        plain = str(mathtex.quote(r"the variance grows with q \cdot k", medium))
+        assert plain == r"the variance grows with q \cdot k"
+        typeset = str(mathtex.quote(r"the variance grows with $q \cdot k$", medium))
+        assert typeset.startswith("the variance grows with ") and "cdot" not in typeset  # typeset: MathML, SVG or markup

@@ -17,7 +17,7 @@ from reportgen.experiments.family import Table
 from reportgen.experiments.sources import Source
 from reportgen.experiments.stats import LEVEL
 from reportgen.judging import story
-from reportgen.judging.documents import FIXED, GONE, STATES
+from reportgen.judging.documents import FIXED, GONE, STATES, UNMATCHED
 from reportgen.judging.tally import coverage, family_wise, statements, tally, verdict_counts
 from reportgen.judging.verdicts import VERDICTS
 from reportgen.render import errata
@@ -25,7 +25,7 @@ from reportgen.render import errata
 ERRORS = ("contradicted",)  # verdicts that say a document is wrong (material or minor)
 IN_PART = ("partly",)  # verdicts that say it is right in some setups only
 UNSETTLED = ("inconclusive", "unverifiable")  # verdicts that leave the statement open
-QUOTE_WORDS = {state: STATES[state] for state in (GONE, FIXED)}  # shown beside a verdict
+QUOTE_WORDS = {state: STATES[state] for state in (GONE, FIXED, UNMATCHED)}  # shown beside a verdict
 # What every page of a build of these profiles says about itself: its sizes decide nothing
 # (the title page's sentence, which every PDF page repeats in its margin).
 PROFILE_WARNINGS = {"quick": "Quick profile: sizes too small for the verdicts to be relied on."}
@@ -194,7 +194,7 @@ def findings(sections, catalog, rows, chapters):
     for j in judged:
         row = rows.get(j.id) or claim_row(j, None)
         mine = by_doc.setdefault(j.claim.doc, {"material": {}, "minor": [], "partly": []})
-        if j.quote_state in (GONE, FIXED):
+        if j.quote_state in (GONE, FIXED, UNMATCHED):
             moved.append(row)
         elif row["severity"] == "material":
             if j.id not in covered:
@@ -229,7 +229,7 @@ def findings(sections, catalog, rows, chapters):
     return {
         "documents": documents,
         "fixed": [r for r in moved if r["quote_state"] == FIXED],
-        "stale": [r for r in moved if r["quote_state"] == GONE],
+        "stale": [r for r in moved if r["quote_state"] in (GONE, UNMATCHED)],
         "right": right,
         "counts": counts,
         "n_statements": len(judged),

@@ -386,16 +386,15 @@ def _glued(pieces):
     return Markup("").join(out)
 
 
-LATEX_COMMAND = re.compile(r"\\[A-Za-z]+|\^\{|_\{")
-
-
 LINE_BREAK_TAG = re.compile(r"&lt;br\s*/?&gt;", re.I)  # <br>, <br/>, <br /> once escaped
 STRONG = re.compile(r"\*\*(?=\S)([^<>*]+?)(?<=\S)\*\*")  # Markdown's **bold**, within one run of text
 FENCE = re.compile(r"\s*```[A-Za-z]*\s*")  # a code block's fence, where a quote runs into one
 
 
 def quote(text, medium="screen"):
-    """A verbatim quote: LaTeX source typeset (its source kept as alt text), other text as is.
+    """A verbatim quote: its $…$ spans typeset (their source kept as alt text), other text as
+    is. A quote is never typeset whole: `q \\cdot k` outside `$…$` is shown as typed, never
+    as one formula run together ("thevariancegrowswith…") and wider than its column.
 
     A document's own line-break tag (002 writes its matrices' rows in a table cell as
     "[8, 5, 8],<br/> [3, 4, 8]") breaks the line, as it does for the document's reader,
@@ -410,11 +409,6 @@ def quote(text, medium="screen"):
 def _quote(text, medium):
     if "$" in text:
         return _inline(text, medium, quoted=True)
-    if LATEX_COMMAND.search(text) and len(text) < 400:
-        try:
-            return formula(text.strip(), medium=medium)
-        except Exception:  # noqa: BLE001 (a quote LaTeX cannot set is shown as typed)
-            return escape(text)
     return Markup(_markdown(str(escape(text))))
 
 
