@@ -358,7 +358,7 @@ def readme_options(command="build", settings=SETTINGS):
         if s.flag and command in s.commands:
             names = ", ".join(f"`{f}`" for f in s.flag[:-1]) + (", " if len(s.flag) > 1 else "")
             rows.append(f"| {names}`{s.flag[-1]}{_argument(s)}` | {help_text(s, readme=True)} |")
-    rows.append("| `--config FILE` | TOML config file (default `./pyproject.toml`) |")
+    rows.append("| `--config FILE` | TOML config file (default `./reportgen.toml`, else `./pyproject.toml`) |")
     return "\n".join(rows)
 
 
