@@ -2,7 +2,8 @@
 
 It writes a config (`reportgen.toml`), a documents folder with one short note, a claims
 folder with the note's entry and its claims (worked examples: one measured claim of the
-variance family that builds at once, and one of the gradients family to uncomment), and a
+variance family that builds at once, and one each of the gradients, training and lm families
+to uncomment), and a
 workflow that calls reportgen's action at this release. Nothing that exists is overwritten.
 """
 
@@ -72,6 +73,39 @@ table = "variance-laws"
 # threshold = "vanish_ratio"
 # justification = "'vanish' read as: below 1/10 of the scaled value, for both norms"
 # table = "gradients-norm-checks"
+
+# The training family, worked (trains small models: minutes on a CPU).
+# [[claim]]
+# id = "week1.train-smaller-lr"
+# section = "Variance of a dot product"
+# label = "largest stable learning rate, scaled ÷ unscaled, d_k = 256"
+# quote = "Without the scale, training needs much smaller learning rates."
+# documented = "much smaller learning rates"
+# kind = "qualitative"
+# measure = "training.stable_lr_ratio"
+# args = { d_k = 256 }
+# rule = "at_least"
+# threshold = 10
+# justification = "'much smaller': unscaled's largest stable rate at least 10x below scaled's"
+# table = "training-verdicts"
+
+# The lm family (a byte-level language model), worked.
+# [[claim]]
+# id = "week1.lm-stable"
+# section = "Variance of a dot product"
+# label = "scaled: configurations that diverge at or below the tuned rate"
+# quote = "With the scale, training is stable."
+# documented = "stable"
+# kind = "qualitative"
+# measure = "lm.unstable_configs"
+# args = { variant = "scaled" }
+# rule = "at_most"
+# threshold = 0
+# justification = "no scaled run diverges at or below its tuned rate, in every configuration"
+# table = "lm-verdicts"
+#
+# The saturation, temperature and worked families' claims tables recompute the built-in
+# documents' own examples; `reportgen list --measures` says which tables a course may name.
 """
 
 WORKFLOW = """\
