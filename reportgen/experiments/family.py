@@ -82,7 +82,8 @@ class Experiment:
     def __post_init__(self):
         assert set(self.params) == set(PROFILES), f"{self.name}: params for every profile"
         assert all(isinstance(s, Source) for s in self.covers)
-        assert set(self.own) <= set(self.claim_tables) | set(self.parts()), f"{self.name}: own names no part"
+        assert not self.own or set(self.own) <= set(self.claim_tables) | set(self.parts()), \
+            f"{self.name}: `own` names what is no part or claims table of it"
 
     def parts(self):
         """The sub-headings its role modules declare (the PART_* names of its package)."""
