@@ -255,3 +255,26 @@ def test_a_quote_is_typeset_only_between_dollars():
         assert plain == r"the variance grows with q \cdot k"
         typeset = str(mathtex.quote(r"the variance grows with $q \cdot k$", medium))
         assert typeset.startswith("the variance grows with ") and "cdot" not in typeset  # typeset: MathML, SVG or markup
+
+
+def test_a_fresh_run_reads_the_clock_once(monkeypatch):
+    """The cache entry and the run carry one time: read twice, a second could tick between them,
+    and the next build, dated by the entry, typeset every PDF again."""
+    import datetime
+
+    from reportgen import scheduler
+    from reportgen.experiments import EXPERIMENTS
+
+    ticks = iter(range(1_700_000_000, 1_700_000_100))
+
+    class Clock(datetime.datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return datetime.datetime.fromtimestamp(next(ticks), tz)
+
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    monkeypatch.setattr(datetime, "datetime", Clock)
+    store = MemoryCache()
+    run = scheduler.fresh_run(EXPERIMENTS["variance"], "0" * 32, {"x": 1}, store, 1.0)
+    (entry,) = store.entries.values()
+    assert run.computed_at == entry["computed_at"]
