@@ -133,12 +133,12 @@ jobs:
     steps:
       - uses: actions/checkout@v5
       - id: report
-        # reportgen's action at release {version}; OWNER: the account that hosts reportgen
+        # reportgen's action at release {version} (it installs its own copy, that release);
+        # OWNER: the account that hosts reportgen
         uses: OWNER/reportgen@v{version}
         with:
           config: reportgen.toml
           profile: standard
-          package: attention-reportgen=={version}
           pages: "false"
           cache-key: ${{{{ secrets.REPORTGEN_CACHE_KEY }}}}
 """

@@ -278,3 +278,19 @@ def test_a_fresh_run_reads_the_clock_once(monkeypatch):
     run = scheduler.fresh_run(EXPERIMENTS["variance"], "0" * 32, {"x": 1}, store, 1.0)
     (entry,) = store.entries.values()
     assert run.computed_at == entry["computed_at"]
+
+
+def test_init_writes_a_course_and_overwrites_nothing(tmp_path):
+    from reportgen import __version__
+
+    folder = tmp_path / "course"
+    result = invoke(["init", folder], tmp_path)
+    assert result.exit_code == 0, describe(result)
+    workflow = (folder / ".github" / "workflows" / "report.yml").read_text(encoding="utf-8")
+    assert f"uses: OWNER/reportgen@v{__version__}" in workflow and "@main" not in workflow
+    config = tomllib.loads((folder / "reportgen.toml").read_text(encoding="utf-8"))["tool"]["reportgen"]
+    assert (config["documents"], config["claims"]) == ("documents", "claims")
+    (folder / "documents" / "week1.md").write_text("mine", encoding="utf-8")
+    again = invoke(["init", folder], tmp_path)
+    assert again.exit_code == 2 and len(again.stderr.splitlines()) == 1, describe(again)
+    assert (folder / "documents" / "week1.md").read_text(encoding="utf-8") == "mine"
