@@ -19,12 +19,11 @@ did not judge (`--only`) fills in as "not measured in this build".
 import math
 import re
 
-from reportgen.formatting import fmt
+from reportgen.formatting import MATH, fmt
 
 # A claim id (reportgen.claims.ID) with a dot in it: `{2}` or `{d}` of a LaTeX span is not one.
 CLAIM_ID = r"[0-9a-z][0-9a-z-]*\.[0-9a-z][0-9a-z.-]*?"
 PLACEHOLDER = re.compile(rf"\{{({CLAIM_ID})(?::([a-z]+[0-9]*))?(?:\|(\d))?\}}")
-MATH = re.compile(r"(?<!\\)\$((?:\\.|[^$\\])+)\$")  # a $…$ span; a \$ is a dollar sign (reportgen.render.mathtex)
 
 
 def _prose_parts(text):

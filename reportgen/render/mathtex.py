@@ -22,11 +22,11 @@ from functools import lru_cache
 
 from markupsafe import Markup, escape
 
-from reportgen.judging import prose
+from reportgen.formatting import MATH
 from reportgen.render import formulas
 from reportgen.render.formulas import PX_PER_EM
 
-INLINE = prose.MATH  # $…$; a \$ is a dollar sign, in text and in math
+INLINE = MATH  # $…$; a \$ is a dollar sign, in text and in math
 DOLLAR = "\\$"  # written in a claims text for a dollar sign that opens no math: "cost \$5 and \$10"
 NNBSP = "\u202f"  # narrow no-break space: the thin space of digit groups that never breaks
 GROUPS = re.compile(r"(?<![\d.])(\d{1,3})((?: \d{3})+)(?!\d)")
