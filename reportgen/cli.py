@@ -209,12 +209,26 @@ def build(config_file, **flags):
 
 
 @main.command(name="list")
-def list_experiments():
+@click.option("--measures", is_flag=True, help="Every measure a claim can name: its arguments, grid and tables.")
+@click.option("--profile", type=click.Choice(("quick", "standard", "full")), default="standard", show_default=True,
+              help="The profile whose grid --measures prints.")
+def list_experiments(measures, profile):
     """Each experiment, what it measures and the document sections it covers."""
-    from reportgen.experiments import describe
+    from reportgen.terminal import print_experiments, print_measures
 
-    for name, summary, covers in describe():
-        click.echo(f"{name}\n  {summary}\n  covers: {'; '.join(str(s) for s in covers)}")
+    print_measures(profile) if measures else print_experiments()
+
+
+@main.command()
+@click.argument("folder", type=click.Path(file_okay=False), default=".")
+@guarded
+def init(folder):
+    """Start a course repository in FOLDER: a config, a note, its claims and a workflow."""
+    from reportgen import scaffold
+
+    for name in scaffold.init(folder):
+        click.echo(f"wrote {name}")
+    click.echo("next: reportgen check --profile quick, then reportgen check --record, then reportgen build")
 
 
 @main.command()
@@ -242,9 +256,11 @@ def run(name, config_file, **flags):
 @click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON instead of a table.")
 @click.option("--seeds", type=click.IntRange(1, 100), default=1, show_default=True,
               help="Repeat the run under this many consecutive seeds; verdicts that flip are 'unstable'.")
-@click.option("--record", is_flag=True, help="Make this run's verdicts the expected ones in reportgen/claims/ (maintainers).")
+@click.option("--all", "every", is_flag=True, help="Print every check, not only those whose verdict changed.")
+@click.option("--record", is_flag=True, help="Write this run's verdicts as the expected ones into the claims files "
+              "(the `claims` folder's, else reportgen's own) and say what changed.")
 @guarded
-def check(config_file, as_json, seeds, record, **flags):
+def check(config_file, as_json, seeds, every, record, **flags):
     """Run the claim checks (no rendering) and compare each verdict with the expected one.
 
     Exit 0 when every verdict equals the one recorded as expected, 1 when any changed
@@ -264,9 +280,11 @@ def check(config_file, as_json, seeds, record, **flags):
                           f"{device}); record them with --device {factcheck.RECORDED_ON}")
     rows, failed = factcheck.compare(config, Progress(config.quiet or as_json), seeds)
     if record:
-        n = factcheck.record(rows, config.profile, config.claims or None)
+        written = factcheck.record(rows, config.profile, config.claims or None)
+        for name, claim, before, now in written:
+            click.echo(f"{name}: {claim}: expected {before or '(none)'} -> {now}")
         click.echo(f"recorded the verdicts of {len(rows)} checks for profile {config.profile}: "
-                   f"{n} expectations changed in {config.claims or 'reportgen/claims'}/")
+                   f"{len(written)} expectations written in {config.claims or 'reportgen/claims'}/")
         return
     note = factcheck.device_note(device, rows)
     if as_json:
@@ -275,7 +293,7 @@ def check(config_file, as_json, seeds, record, **flags):
                    "expected_recorded_on": factcheck.RECORDED_ON}
         click.echo(json.dumps(payload, indent=1, ensure_ascii=False))
     else:
-        print_check(rows, failed)
+        print_check(rows, failed, every)
     if note:
         click.echo(note, err=True)
     raise click.exceptions.Exit(factcheck.exit_status(rows, failed))
@@ -296,6 +314,7 @@ def show_config(config_file, key):
     A workflow reads the configured folders with it (`reportgen config --get output`).
     """
     import json
+    import shutil
     from dataclasses import asdict
 
     settings = asdict(load_config(config_file))
@@ -304,8 +323,13 @@ def show_config(config_file, key):
         click.echo(",".join(value) if isinstance(value, (list, tuple)) else str(value).lower()
                    if isinstance(value, bool) else value)
         return
+    width = shutil.get_terminal_size().columns
     for name, value in settings.items():
-        click.echo(f"{name} = {json.dumps(list(value) if isinstance(value, tuple) else value, ensure_ascii=False)}")
+        value = list(value) if isinstance(value, tuple) else value
+        line = f"{name} = {json.dumps(value, ensure_ascii=False)}"
+        if isinstance(value, list) and value and len(line) > width:  # a TOML array, one item a line
+            line = f"{name} = [\n" + "".join(f"    {json.dumps(v, ensure_ascii=False)},\n" for v in value) + "]"
+        click.echo(line)
 
 
 main.add_command(diff)

@@ -37,6 +37,8 @@ def load(config_file=None, cli=None, experiments=()):
     """Merge defaults, the config file and explicit CLI flags into a checked BuildConfig."""
     if config_file is not None:
         table, where = read_file_table(config_file, explicit=True), str(config_file)
+    elif Path("reportgen.toml").is_file():  # a course repository's own (reportgen init writes it)
+        table, where = read_file_table("reportgen.toml", explicit=True), "reportgen.toml"
     elif Path("pyproject.toml").is_file():
         table, where = read_file_table("pyproject.toml", explicit=False), "pyproject.toml [tool.reportgen]"
     else:

@@ -60,24 +60,30 @@ def run_checks(config, progress, catalog, families, quotes=None):
 
 def status(expected, j):
     """A row's status: the quote gone from the document comes first, then the verdict's agreement."""
-    from reportgen.judging.documents import FIXED as fixed, GONE
+    from reportgen.judging.documents import FIXED as fixed, GONE, UNMATCHED
 
-    if j.quote_state == GONE:
+    if j.quote_state in (GONE, UNMATCHED):
         return STALE
     if j.quote_state == fixed:
         return FIXED
+    if not expected:
+        return NEW  # no verdict recorded yet: `check --record` writes it
     return SAME if expected == j.verdict else CHANGED
 
 
 def compare(config, progress, seeds=1, catalog=None, families=None):
     """Rows for every claim of the selected experiments, and the names of failed experiments."""
     from reportgen import claims
+    from reportgen.claims import checks
     from reportgen.experiments import EXPERIMENTS
     from reportgen.judging import documents
+    from reportgen.pipeline import open_cache, selected
 
     catalog = catalog or claims.catalog(config.claims or None)
-    quotes = documents.quotes(catalog, documents.read(catalog, config.documents))
+    texts = documents.read(catalog, config.documents)
     families = families or EXPERIMENTS
+    checks.check(catalog, families, selected(config, families, catalog), config.profile, config.claims or "claims")
+    quotes = documents.looked_up(catalog, texts, config.claims, open_cache(config, progress))
     sections = run_checks(config, progress, catalog, families, quotes)
     failed = [s.experiment.name for s in sections if s.error]
     judged = [j for s in sections for j in s.judged]
@@ -109,7 +115,8 @@ def compare(config, progress, seeds=1, catalog=None, families=None):
 
 
 def record(rows, profile, folder=None):
-    """Make this run's verdicts the expected ones of `profile`; only `expected*` lines change."""
+    """Make this run's verdicts the expected ones of `profile`; only `expected*` lines change.
+    Returns what was written: (file name, claim id, verdict before or "", verdict now) each."""
     from reportgen.claims import expected
 
     return expected.record({r.id: r.verdict for r in rows if r.status not in (MISSING, STALE, FIXED)}, profile, folder)

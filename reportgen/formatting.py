@@ -1,7 +1,12 @@
 """Numbers as the report prints them: the one place that turns a float into text."""
 
 import math
+import re
 from decimal import Decimal, InvalidOperation
+
+# A $…$ span of a text: LaTeX math (a \$ is a dollar sign, in text and in math). The renderer
+# typesets it; prose placeholders are never looked for inside it (reportgen.judging.prose).
+MATH = re.compile(r"(?<!\\)\$((?:\\.|[^$\\])+)\$")
 
 
 def fmt(x, digits=2):

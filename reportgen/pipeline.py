@@ -19,9 +19,12 @@ class BuildFailed(ReportgenError):
     """An experiment failed under --fail-fast."""
 
 
-def selected(config, families):
-    """The families this build runs (--only), in the registry's order."""
+def selected(config, families, catalog=None):
+    """The families this build runs (--only), in the registry's order; for a course's own
+    claims (the `claims` setting) without `only`, the families its claims are measured by."""
     names = config.only or tuple(families)
+    if not config.only and config.claims and catalog is not None:
+        names = {f for c in catalog.claims for f in catalog.families_needed(c)}
     return [families[name] for name in families if name in names]
 
 
@@ -38,30 +41,6 @@ def raise_first_failure(sections):
             raise BuildFailed(f"experiment '{section.experiment.name}' failed (--fail-fast): {reason}")
 
 
-def check_measures(catalog, families, chosen):
-    """ConfigError naming the claims whose family or measure does not exist: judged, they would
-    read 'no such measure' in the report of a build that ran fine (a typo in a course's file)."""
-    import difflib
-
-    from reportgen.errors import ConfigError
-
-    problems = [f"claim {c.id}: family '{c.family}' is not one of {', '.join(families)}"
-                for c in catalog.claims if c.family not in families]
-    for experiment in chosen:
-        try:
-            measures = experiment.measures()
-        except Exception:  # noqa: BLE001 (a family that cannot load fails its own section, as it always has)
-            continue
-        for c in catalog.of_family(experiment.name):
-            name = c.measure.split(".", 1)[1] if c.measure else None
-            if name is not None and name not in measures:
-                near = difflib.get_close_matches(name, list(measures), n=1)
-                problems.append(f"claim {c.id}: the {experiment.name} family has no measure '{name}'"
-                                + (f" (did you mean '{near[0]}'?)" if near else ""))
-    if problems:
-        raise ConfigError("claims data: " + "; ".join(problems[:5]) + (" …" if len(problems) > 5 else ""))
-
-
 def run_all(config, progress, catalog, families, drawer=None, store=None, device=None, formats=(), quotes=None,
             pool=None):
     """Run (or load) every selected experiment and present it; failures are isolated.
@@ -72,13 +51,14 @@ def run_all(config, progress, catalog, families, drawer=None, store=None, device
     worker processes (reportgen.workers), else the experiments start their own.
     """
     from reportgen import timing
+    from reportgen.claims import checks
     from reportgen.device import resolve_device
     from reportgen.judging.runs import documented_numbers, fill_in, mark_quotes, sum_up
     from reportgen.render.sections import lay_out_all, present, with_figures
     from reportgen.scheduler import look_up, runs, workers_for
 
-    chosen = selected(config, families)
-    check_measures(catalog, families, chosen)  # a misspelt measure is bad input, before any work
+    chosen = selected(config, families, catalog)
+    checks.check(catalog, families, chosen, config.profile, config.claims or "claims")  # bad input, before any work
     device = device or resolve_device(config.device)
     store = store or open_cache(config, progress)
     ready, todo = look_up(chosen, config, device, store)
@@ -109,7 +89,7 @@ def run_all(config, progress, catalog, families, drawer=None, store=None, device
             if config.fail_fast:
                 raise_first_failure([section])
     sections = fill_in(sum_up([done[e.name] for e in chosen], catalog))
-    sections = lay_out_all(mark_quotes(sections, quotes or {}))
+    sections = lay_out_all(mark_quotes(sections, quotes or {}), set(catalog.documents))
     if drawer is not None:
         drawing, cached = drawer.drawing(), drawer.cached()
         kind = "cold" if drawing else "cached"
@@ -117,7 +97,7 @@ def run_all(config, progress, catalog, families, drawer=None, store=None, device
                 f"drawn meanwhile, {cached} from cache")
         with progress.stage("figures", what, kind=kind):
             drawn = drawer.finish()
-        sections = [with_figures(s, drawn.get(s.experiment.name)) for s in sections]
+        sections = [with_figures(s, drawn.get(s.experiment.name), set(catalog.documents)) for s in sections]
     timing.remember(config, device, store, progress.durations)
     if config.fail_fast:
         raise_first_failure(sections)  # a figure that failed to draw
@@ -139,6 +119,7 @@ def remove_leftovers(config, store, families):
 def build(config, progress, catalog=None, families=None):
     """The whole build; returns (summary line, failed experiment names)."""
     from reportgen import claims, liblog, timing, workers
+    from reportgen.claims import checks
     from reportgen.device import resolve_device
     from reportgen.experiments import EXPERIMENTS
     from reportgen.judging import documents
@@ -150,7 +131,8 @@ def build(config, progress, catalog=None, families=None):
     catalog = catalog or claims.catalog(config.claims or None)
     texts = documents.read(catalog, config.documents)  # a missing text is bad input, before any work
     families = families or EXPERIMENTS
-    outputs.refuse_narrowing(config, [e.name for e in selected(config, families)], known=list(families))
+    checks.check(catalog, families, selected(config, families, catalog), config.profile, config.claims or "claims")
+    outputs.refuse_narrowing(config, [e.name for e in selected(config, families, catalog)], known=list(families))
     timings = {}
     start = time.perf_counter()
     device = resolve_device(config.device)  # bad input is refused before any folder is made
@@ -160,7 +142,7 @@ def build(config, progress, catalog=None, families=None):
     with workers.Workers() as pool:  # ended at once if the build stops (an error, Ctrl-C, SIGTERM)
         drawer = Drawer(config, store, pool)
         device, sections = run_all(config, progress, catalog, families, drawer, store, device, config.format,
-                                   documents.quotes(catalog, texts), pool)
+                                   documents.looked_up(catalog, texts, config.claims, store), pool)
         timings["experiments"] = time.perf_counter() - start
 
         # The report is dated by its newest result (or SOURCE_DATE_EPOCH), so a rebuild with

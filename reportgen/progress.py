@@ -29,6 +29,20 @@ def color_allowed(stream):
     return not os.environ.get("NO_COLOR") and stream.isatty()
 
 
+def _folded(line):
+    """A plain line as it is, or folded at word boundaries when COLUMNS sets a width (the
+    continuation indented), so a log asked for 80 columns gets none wider."""
+    import textwrap
+
+    try:
+        width = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        return [line]
+    if width < 20 or len(line) <= width:
+        return [line]
+    return textwrap.wrap(line, width, subsequent_indent="    ", break_long_words=False, break_on_hyphens=False)
+
+
 @dataclass
 class Stage:
     """A stage in progress: what the heartbeat says of it."""
@@ -37,16 +51,23 @@ class Stage:
     started: float
     expected: float | None = None  # seconds
     detail: str = ""  # set by whoever runs the stage: "3 of 7 done; to go: lm"
+    first: float | None = None  # the estimate it started with, once it has been revised
 
     def beat(self, now):
-        """The heartbeat line: how long it has run and how long it has left."""
+        """The heartbeat line: how long it has run and how long it has left. A stage past its
+        estimate gets a new one, a quarter more than it has run (at least 5 s more), so the
+        line says something new each time instead of repeating the first guess."""
         spent = now - self.started
         if self.expected is None:
             left = "no estimate yet"
         elif spent < self.expected:
             left = f"{about(self.expected - spent)} left"
+            if self.first is not None:
+                left += f" (revised; first expected {duration(self.first)})"
         else:
-            left = f"longer than the {duration(self.expected)} expected"
+            self.first = self.first if self.first is not None else self.expected
+            self.expected = max(1.25 * spent, spent + 5)
+            left = f"over the {duration(self.first)} first expected; now {about(self.expected - spent)} left"
         return f"{self.name}: {self.detail + '; ' if self.detail else ''}{spent:.0f} s in, {left}"
 
 
@@ -96,7 +117,8 @@ class Progress:
 
                 self.console().print(Text.assemble((label, style or ""), text), overflow="fold")
             else:
-                click.echo(label + text, file=self.stream, color=False)
+                for line in _folded(label + text):
+                    click.echo(line, file=self.stream, color=False)
 
     def echo(self, message):
         if not self.quiet:
@@ -155,7 +177,12 @@ class Progress:
             with self._lock:
                 now = time.perf_counter()
                 if self._open and now - self._last >= self.interval:
-                    self._write(f"{self._stamp()} {self._open[-1].beat(now)}")
+                    stage = self._open[-1]
+                    before = stage.expected
+                    line = stage.beat(now)
+                    if self.estimate and before is not None and stage.expected != before:
+                        self.estimate += stage.expected - before  # the build's total, revised with it
+                    self._write(f"{self._stamp()} {line}")
 
     def __call__(self, items, label):
         """Iterate over items, showing a bar on a TTY and one line per loop otherwise."""

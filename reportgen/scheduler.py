@@ -100,13 +100,15 @@ def fresh_run(experiment, digest, results, store, seconds):
     """The Run of freshly computed results, stored in the cache (a refusal is a warning).
 
     The entry keeps the real time: SOURCE_DATE_EPOCH dates this build, and stuck in the cache
-    it dated later plain builds too ("built 1970-01-01")."""
+    it dated later plain builds too ("built 1970-01-01"). The clock is read once: read twice,
+    a second could tick between the entry's time and this build's, so the next build, dated
+    by the entry, differed by that second and typeset every PDF again."""
     import datetime
 
     now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
     store.store(experiment.name, digest, {"computed_at": now.isoformat(), "results": results})
     return Run(experiment, results=results, seconds=seconds, nonfinite=tuple(nonfinite_paths(results)),
-               computed_at=build_time().isoformat())
+               computed_at=build_time(now).isoformat())
 
 
 def workers_for(todo, device):

@@ -19,7 +19,7 @@ MAX_SEED = 2**63 - 1  # torch.Generator.manual_seed takes a 64-bit integer
 MAX_THREADS = 256
 TITLE = "Why divide by √d_k? The documents' claims, measured"
 KEYWORDS = ("scaled dot-product attention", "softmax", "transformer", "fact-check", "teaching materials")
-CONFIG_HELP = "TOML file with a [tool.reportgen] table (default: ./pyproject.toml)."
+CONFIG_HELP = "TOML config file (default: ./reportgen.toml, else ./pyproject.toml's [tool.reportgen] table)."
 
 
 def did_you_mean(value, choices):
@@ -358,7 +358,7 @@ def readme_options(command="build", settings=SETTINGS):
         if s.flag and command in s.commands:
             names = ", ".join(f"`{f}`" for f in s.flag[:-1]) + (", " if len(s.flag) > 1 else "")
             rows.append(f"| {names}`{s.flag[-1]}{_argument(s)}` | {help_text(s, readme=True)} |")
-    rows.append("| `--config FILE` | TOML config file (default `./pyproject.toml`) |")
+    rows.append("| `--config FILE` | TOML config file (default `./reportgen.toml`, else `./pyproject.toml`) |")
     return "\n".join(rows)
 
 

@@ -13,7 +13,6 @@ import click
 COLOURS = {"confirmed": "green", "partly": "cyan", "contradicted": "red", "inconclusive": "magenta",
            "unverifiable": "yellow"}
 SHORT = 16  # characters: a column whose cells are all this short never wraps (numbers, verdicts)
-LONG_WORD = 12  # characters: a longer word may fold in a table cell (an identifier, a long number)
 MARKS = {"same": " ", "CHANGED": "!", "NEW": "+", "MISSING": "-", "STALE": "?", "FIXED": "*"}
 
 
@@ -57,32 +56,51 @@ def _short(column):
     return all(len(cell) <= SHORT for cell in column)
 
 
-def _table(title, header, cells):
-    """A rich Table: headed, no outer frame, cells folded rather than cut."""
+def _table(title, header, cells, width=None):
+    """A rich Table: headed, no outer frame, cells wrapped at word boundaries; with `width`, each
+    column given its own width: its longest word at least, the room left shared by need."""
     from rich import box
     from rich.table import Table
 
     table = Table(title=title, title_justify="left", title_style="bold", box=box.SIMPLE_HEAD,
                   show_edge=False, pad_edge=False, expand=False)
+    widths = _widths(header, cells, width) if width else [None] * len(header)
     for i, name in enumerate(header):
         # Short columns stay on one line; the long ones wrap in the room left.
-        table.add_column(name, overflow="fold", no_wrap=_short([row[i] for row in cells]))
+        table.add_column(name, overflow="fold", no_wrap=_short([row[i].plain for row in cells]), width=widths[i])
     for row in cells:
         table.add_row(*row)
     return table
 
 
+GAP = 3  # between two columns: a space of padding either side of the (blank) column rule
+
+
+def _bounds(header, cells):
+    """(narrowest, widest) readable width of each column: a short column whole; another from
+    its longest word (never broken) to its longest cell."""
+    out = []
+    for i, name in enumerate(header):
+        column = [name, *(row[i].plain for row in cells)]
+        widest = max(len(c) for c in column)
+        out.append((widest, widest) if _short(column[1:]) else
+                   (max(len(w) for c in column for w in c.split() or [""]), widest))
+    return out
+
+
+def _widths(header, cells, width):
+    bounds = _bounds(header, cells)
+    room = width - GAP * (len(header) - 1) - sum(lo for lo, _ in bounds)
+    want = sum(hi - lo for lo, hi in bounds)
+    if want <= room:
+        return [hi for _, hi in bounds]
+    return [lo + (hi - lo) * room // want for lo, hi in bounds]
+
+
 def _narrowest(header, cells):
     """The table's narrowest readable width: short columns whole, the others down to their
-    longest word, a word longer than LONG_WORD folded."""
-    total = 2 * (len(header) - 1)  # one space either side of each column rule
-    for i, name in enumerate(header):
-        column = [row[i].plain for row in cells]
-        if _short(column):
-            total += max(len(c) for c in [name, *column])
-        else:
-            total += min(LONG_WORD, max(len(w) for c in [name, *column] for w in c.split() or [""]))
-    return total
+    longest word (a word is never broken: a table that cannot hold it becomes cards)."""
+    return GAP * (len(header) - 1) + sum(lo for lo, _ in _bounds(header, cells))
 
 
 def fitted(out, title, header, rows):
@@ -94,7 +112,7 @@ def fitted(out, title, header, rows):
 
     cells = _cells(rows)
     if _narrowest(header, cells) <= out.width:
-        return _table(title, header, cells)
+        return _table(title, header, cells, out.width)
     cards = [Text(title, style="bold")] if title else []
     for row in cells:
         card = Table.grid(padding=(0, 1))
@@ -119,6 +137,61 @@ def report_table(table):
     return table.title, header, rows
 
 
+def _wrapped(width):
+    """A print function of lines folded at word boundaries to `width`, continued indented."""
+    import textwrap
+
+    def say(text, indent=0, more=4):
+        click.echo(textwrap.fill(text, width, initial_indent=" " * indent, subsequent_indent=" " * (indent + more),
+                                 break_long_words=False, break_on_hyphens=False))
+    return say
+
+
+def print_experiments():
+    """`reportgen list`: each experiment, what it measures and the sections it covers, wrapped."""
+    from reportgen.experiments import describe
+
+    say = _wrapped(console().width)
+    for name, summary_, covers in describe():
+        say(name)
+        say(summary_, 2)
+        say(f"covers: {'; '.join(str(s) for s in covers)}", 2)
+
+
+def print_measures(profile):
+    """`reportgen list --measures`: every measure a claim can name, from the declarations the
+    build checks claims against: its arguments (with defaults), the grid of an argument that
+    has one (on `profile`), what it returns, and the claims tables of its family."""
+    from reportgen.claims.checks import arguments
+    from reportgen.experiments import EXPERIMENTS
+
+    say = _wrapped(console().width)
+    for experiment in EXPERIMENTS.values():
+        measures = experiment.measures()
+        params = experiment.params[profile]
+        say(f"{experiment.name}: {experiment.title}")
+        say(f"claims tables: {', '.join(experiment.claim_tables)}", 2)
+        say(f"for a course's documents: {', '.join(experiment.tables_for(())) or 'none'}", 2)
+        for name, measure in measures.items():
+            required, optional, _ = arguments(measure)
+            defaults = _defaults(measure)
+            shown = list(required) + [f"{a}={defaults[a]!r}" for a in optional]
+            say(f"{experiment.name}.{name}({', '.join(shown)})", 2)
+            doc = " ".join((measure.__doc__ or "").strip().split("\n\n")[0].split())
+            if doc:
+                say(doc, 6, 0)
+            for (owner, argument), grid in measures.grids.items():
+                if owner == name:
+                    say(f"{argument} in ({profile}): {', '.join(str(v) for v in grid(params))}", 6, 2)
+
+
+def _defaults(measure):
+    import inspect
+
+    return {p.name: p.default for p in inspect.signature(measure).parameters.values()
+            if p.default is not inspect.Parameter.empty}
+
+
 def print_tables(sections):
     """`reportgen run`: each table of each section; a failed section on stderr."""
     out = console()
@@ -131,9 +204,23 @@ def print_tables(sections):
             out.print()
 
 
-def print_check(rows, failed):
-    """`reportgen check`: one row per check, then counts per document and the summary."""
+def print_check(rows, failed, every=False):
+    """`reportgen check`: the checks that changed (every one with `every`), then counts per
+    document and the summary."""
     out = console()
+    shown = rows if every else [r for r in rows if r.status != "same" or r.unstable]
+    if shown:
+        _print_rows(out, shown)
+    else:
+        out.print(f"every verdict is the expected one ({len(rows)} checks); --all prints each")
+    for r in rows:  # a quote that left its document: one line naming the claim, however narrow the table
+        if r.status in QUOTE_GONE:
+            out.print(f"{r.id}: {_quote_words(r)}; update or remove it in its claims file")
+    out.print(fitted(out, *_per_document(rows)))
+    out.print(summary(rows, failed))
+
+
+def _print_rows(out, rows):
     notes = any(r.status != "same" or r.unstable for r in rows)
     header = ("", "document", "statement", "documented", "measured", "verdict") + (("note",) if notes else ())
     table_rows = []
@@ -142,21 +229,23 @@ def print_check(rows, failed):
                _verdict(r.verdict, r.severity))
         table_rows.append(row + ((_note(r),) if notes else ()))
     out.print(fitted(out, None, header, table_rows))
-    for r in rows:  # a quote that left its document: one line naming the claim, however narrow the table
-        if r.status in QUOTE_GONE:
-            out.print(f"{r.id}: {QUOTE_GONE[r.status]}; update or remove it in its claims file", overflow="fold")
-    out.print(fitted(out, *_per_document(rows)))
-    out.print(summary(rows, failed), overflow="fold")
 
 
 QUOTE_GONE = {"STALE": "quote no longer in the document",
               "FIXED": "error fixed in the document (its quote is no longer there)"}
 
 
+def _quote_words(r):
+    from reportgen.judging.documents import STATES, UNMATCHED
+
+    return STATES[UNMATCHED] if r.quote_state == UNMATCHED else QUOTE_GONE[r.status]
+
+
 def _note(r):
     if r.status in QUOTE_GONE:  # the verdict judged a sentence the document no longer holds
-        return f"{QUOTE_GONE[r.status]}: claim {r.id}; update or remove it in its claims file"
-    note = "" if r.status == "same" else f"{r.status}, expected {r.expected}"
+        return f"{_quote_words(r)}: claim {r.id}; update or remove it in its claims file"
+    note = ("" if r.status == "same" else f"{r.status}, expected {r.expected}" if r.expected
+            else "NEW: no expected verdict yet (check --record writes it)")
     if r.unstable:
         why = f"on a boundary: {r.boundary}" if r.boundary else "unexplained"
         note += ("; " if note else "") + f"UNSTABLE across seeds {'/'.join(r.seed_verdicts)} ({why})"

@@ -124,28 +124,33 @@ def test_a_listed_document_without_its_claims_file_is_an_error(tmp_path):
 def test_a_misspelt_measure_or_family_is_bad_input_before_any_work(tmp_path, catalog):
     from dataclasses import replace
 
+    from reportgen.claims.checks import check
     from reportgen.experiments import EXPERIMENTS
-    from reportgen.pipeline import check_measures
 
     victim = next(c for c in catalog.claims if c.measure == "variance.range_max")
     typo = replace(catalog, claims=tuple(replace(c, measure="variance.range_maxx") if c is victim else c
                                          for c in catalog.claims))
-    with pytest.raises(ConfigError, match=rf"claim {victim.id}: the variance family has no measure 'range_maxx' "
-                                          r"\(did you mean 'range_max'\?\)"):
-        check_measures(typo, EXPERIMENTS, [EXPERIMENTS["variance"]])
-    check_measures(typo, EXPERIMENTS, [EXPERIMENTS["saturation"]])  # only the families that run are asked
+    with pytest.raises(ConfigError, match=rf"claim {victim.id}: measure 'range_maxx' is not one of variance's; "
+                                          r"did you mean 'range_max'\?"):
+        check(typo, EXPERIMENTS, [EXPERIMENTS["variance"]])
+    check(typo, EXPERIMENTS, [EXPERIMENTS["saturation"]])  # only the families that run are asked
     elsewhere = replace(catalog, claims=(replace(victim, measure="varianze.range_max"),))
-    with pytest.raises(ConfigError, match="family 'varianze' is not one of variance, saturation"):
-        check_measures(elsewhere, EXPERIMENTS, [])
-    check_measures(catalog, EXPERIMENTS, list(EXPERIMENTS.values()))  # the built-in claims pass
+    with pytest.raises(ConfigError, match="family 'varianze' is not one of reportgen's; did you mean 'variance'"):
+        check(elsewhere, EXPERIMENTS, [])
+    for profile in ("quick", "standard", "full"):  # the built-in claims pass, on every profile's grid
+        check(catalog, EXPERIMENTS, list(EXPERIMENTS.values()), profile)
 
     class Broken:  # a family whose measures module does not import: its section fails, not the build
         name = "variance"
+        claim_tables = ()
+
+        def tables_for(self, documents):
+            return ()
 
         def measures(self):
             raise RuntimeError("a bug in measures.py")
 
-    check_measures(typo, EXPERIMENTS, [Broken()])
+    check(typo, {**EXPERIMENTS, "variance": Broken()}, [Broken()])
 
 
 # --- record --------------------------------------------------------------------------
@@ -156,8 +161,8 @@ def test_record_rewrites_only_expected_lines(tmp_path, catalog):
     shutil.copytree(claims.default_folder(), folder, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
     before = {p.name: p.read_text() for p in folder.glob("*.toml")}
     victim = next(c for c in catalog.claims if c.expected_for("standard") == "confirmed" and "quick" not in c.expected)
-    assert expected.record({victim.id: "contradicted"}, "standard", folder) == 1
-    assert expected.record({victim.id: "confirmed"}, "quick", folder) == 1  # quick now differs from standard
+    assert len(expected.record({victim.id: "contradicted"}, "standard", folder)) == 1
+    assert len(expected.record({victim.id: "confirmed"}, "quick", folder)) == 1  # quick now differs from standard
     after = {p.name: p.read_text() for p in folder.glob("*.toml")}
     changed = [n for n in before if before[n] != after[n]]
     assert len(changed) == 1
@@ -166,7 +171,7 @@ def test_record_rewrites_only_expected_lines(tmp_path, catalog):
     assert all(line.startswith("expected") for line in removed | added), (removed, added)
     reloaded = {c.id: c for c in claims.load(folder)}[victim.id]
     assert reloaded.expected == {"standard": "contradicted", "quick": "confirmed"}
-    assert expected.record({victim.id: "confirmed"}, "standard", folder) == 1  # quick equal again: dropped
+    assert len(expected.record({victim.id: "confirmed"}, "standard", folder)) == 1  # quick equal again: dropped
     assert {c.id: c for c in claims.load(folder)}[victim.id].expected == {"standard": "confirmed"}
 
 

@@ -25,6 +25,7 @@ FAMILY = {
             name="tiny", title="A tiny family", summary="The mean of normal draws.",
             covers=(Source("900", "Means"),), package=__name__,
             params={p: Params(1000) for p in ("quick", "standard", "full")},
+            claim_tables=("tiny-claims",),
         )
     ''',
     "run.py": '''

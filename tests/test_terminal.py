@@ -116,6 +116,18 @@ def test_heartbeat_says_what_is_left(monkeypatch):
     assert p.durations["pdf"][0] == "cold"
 
 
+def test_a_stage_past_its_estimate_is_estimated_again():
+    """Past its estimate a stage gets a new one each time, never the first guess repeated."""
+    from reportgen.progress import Stage
+
+    stage = Stage("pdf", started=0.0, expected=44.0)
+    lines = [stage.beat(now) for now in (40.0, 50.0, 60.0, 70.0, 80.0)]
+    assert lines[0] == "pdf: 40 s in, about 4 s left"
+    assert lines[1].startswith("pdf: 50 s in, over the 44 s first expected; now about")
+    assert len(set(lines)) == len(lines) and stage.first == 44.0 and stage.expected > 70.0
+    assert all("44 s" in line for line in lines[1:])  # the first estimate stays named, not repeated as the promise
+
+
 def test_plain_heartbeat_is_sparse():
     """Piped (a CI log) the heartbeat comes at most every 10 s; on a terminal every 5 s."""
     from reportgen.progress import HEARTBEAT_LOG, HEARTBEAT_TTY, Progress

@@ -14,17 +14,18 @@ def record(verdicts, profile, folder=None):
 
     The files are hand-written, so they are edited line by line: inside each claim's
     block only the `expected` (standard) or `expected_<profile>` line is replaced,
-    added or dropped. Returns the number of claims whose expectation changed.
+    added or dropped; a claim without `expected` gets one. Returns what changed: (file name,
+    claim id, the verdict it expected before or "", the one now) for each claim.
     """
     folder = Path(folder or claims.default_folder())
-    changed = 0
+    changed = []
     for doc in claims.load_documents(folder):
         for path in claim_files(folder, doc):
             text = path.read_text(encoding="utf-8")
-            new, n = _rewrite(text, verdicts, profile)
-            if n:
+            new, written = _rewrite(text, verdicts, profile)
+            if written:
                 write_atomic(path, new)
-                changed += n
+                changed += [(path.name, *w) for w in written]
     return changed
 
 
@@ -33,7 +34,7 @@ _BLOCK = re.compile(r"^\[\[claim\]\]\s*$", re.M)
 
 def _rewrite(text, verdicts, profile):
     starts = [m.start() for m in _BLOCK.finditer(text)] + [len(text)]
-    out, changed = [text[: starts[0]]], 0
+    out, changed = [text[: starts[0]]], []
     for start, end in zip(starts, starts[1:]):
         block = text[start:end]
         entry = tomllib.loads(block)["claim"][0]
@@ -41,8 +42,11 @@ def _rewrite(text, verdicts, profile):
         if verdict is None:
             out.append(block)
             continue
-        standard = entry["expected"]
-        if profile == "standard":
+        standard = entry.get("expected")
+        before = entry.get(f"expected_{profile}", standard) or ""
+        if standard is None:  # a new claim: its first verdict is the expected one, whatever the profile
+            want = {"expected": verdict}
+        elif profile == "standard":
             want = {"expected": verdict}
             if entry.get("expected_quick") == verdict:
                 want["expected_quick"] = None
@@ -53,7 +57,8 @@ def _rewrite(text, verdicts, profile):
         new_block = block
         for key, value in want.items():
             new_block = _set_line(new_block, key, value)
-        changed += new_block != block
+        if new_block != block:
+            changed.append((entry["id"], before, verdict))
         out.append(new_block)
     return "".join(out), changed
 
@@ -67,4 +72,8 @@ def _set_line(block, key, value):
     if value is None:
         return block
     anchor = re.search(r'^expected = "[^"]*"\n', block, re.M)
+    if anchor is None:  # the block's first `expected`: after its last line of TOML (not a comment)
+        lines = block.splitlines(keepends=True)
+        last = max(i for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#"))
+        return "".join(lines[: last + 1]) + text + "".join(lines[last + 1:])
     return block[: anchor.end()] + text + block[anchor.end():]

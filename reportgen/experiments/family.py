@@ -71,10 +71,32 @@ class Experiment:
     intro: str = ""  # paragraph opening the report section (may hold $…$ math)
     formulas: tuple = field(default=())  # display LaTeX shown in the section
     key_figure: str = ""  # slug of the figure the handout shows for this family; empty: its first
+    # The slugs of its tables.py's ClaimTable slots, in layout order: what a claim's `table` may
+    # name, checked before any run (tests/test_extension.py checks the layout holds exactly these).
+    claim_tables: tuple = ()
+    # Sub-headings and claims tables written about particular documents (a document's own code
+    # rerun, its worked example): {heading or claims-table slug: document ids}. A build whose
+    # claims come from none of them (a course's) leaves them out.
+    own: Mapping[str, tuple] = field(default_factory=dict)
 
     def __post_init__(self):
         assert set(self.params) == set(PROFILES), f"{self.name}: params for every profile"
         assert all(isinstance(s, Source) for s in self.covers)
+        assert not self.own or set(self.own) <= set(self.claim_tables) | set(self.parts()), \
+            f"{self.name}: `own` names what is no part or claims table of it"
+
+    def parts(self):
+        """The sub-headings its role modules declare (the PART_* names of its package)."""
+        module = importlib.import_module(self.package)
+        return [v for k, v in vars(module).items() if k.startswith("PART_") and isinstance(v, str)]
+
+    def shown(self, key, documents):
+        """Whether a sub-heading or claims table is shown in a build checking `documents`."""
+        return key not in self.own or bool(set(self.own[key]) & set(documents))
+
+    def tables_for(self, documents):
+        """The claims tables a claim of a build checking `documents` may name."""
+        return tuple(t for t in self.claim_tables if self.shown(t, documents))
 
     def role(self, name):
         """The module of one role (run, measures, tables, figures)."""

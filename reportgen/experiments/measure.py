@@ -72,7 +72,25 @@ def level_of(measure, args):
 
 class Measures(dict):
     """A family's measures by name: `MEASURES = Measures()`, then `@MEASURES.register` on each
-    measure where it is defined, filed under the function's own name (the name claims use)."""
+    measure where it is defined, filed under the function's own name (the name claims use).
+
+    `grids`: {(measure, argument): f(profile's params) -> the values it may take}, for an
+    argument that names a point the run measured (a d_k of the sweep) or one of a fixed set,
+    declared beside the measure with `@MEASURES.grid(d_k=...)` above `@MEASURES.register`; a
+    claim is checked against it before any run (reportgen.claims.checks), and `reportgen list
+    --measures` prints it."""
+
+    def __init__(self):
+        super().__init__()
+        self.grids = {}
+
+    def grid(self, **arguments):
+        """Declare the values each named argument of the measure below may take."""
+        def declare(measure):
+            for name, values in arguments.items():
+                self.grids[measure.__name__, name] = values if callable(values) else (lambda _, v=tuple(values): v)
+            return measure
+        return declare
 
     def register(self, measure):
         assert measure.__name__ not in self, f"measure {measure.__name__} registered twice"
@@ -83,6 +101,7 @@ class Measures(dict):
         """Add the measures registered in another module of the same family (none registered twice)."""
         assert not self.keys() & other.keys(), f"measures registered twice: {sorted(self.keys() & other.keys())}"
         self.update(other)
+        self.grids.update(getattr(other, "grids", {}))
 
 
 class MeasureUnavailable(LookupError):

@@ -17,10 +17,12 @@ from pathlib import Path
 from reportgen import inputs, limits
 from reportgen.errors import ConfigError
 
-FOUND, GONE, FIXED, UNREAD = "found", "gone", "fixed", "unread"
+FOUND, GONE, FIXED, UNREAD, UNMATCHED = "found", "gone", "fixed", "unread", "unmatched"
 STATES = {
     FOUND: "quote found in the document",
     GONE: "quote no longer in the document",
+    # never found there (as far as this cache knows): a typo in the claim, never a fix in the document
+    UNMATCHED: "quote not found in the document (copy it verbatim)",
     FIXED: "error fixed in the document",  # an error whose quote is gone: the document no longer says it
     UNREAD: "quote not looked up (the document's text was not given)",
 }
@@ -87,8 +89,11 @@ def read(catalog, folder):
     return out
 
 
-def quotes(catalog, texts):
-    """{claim id: FOUND, GONE or UNREAD}: whether each claim's quote is in its document's text now."""
+def quotes(catalog, texts, seen=None):
+    """{claim id: FOUND, GONE, UNMATCHED or UNREAD}: whether each claim's quote is in its
+    document's text now. `seen`: the quotes found in earlier builds (`seen_before`); a quote
+    not found now that never was is UNMATCHED, never GONE (so never an error FIXED). Without
+    `seen`, every quote not found is GONE."""
     from reportgen.claims import normalized
 
     # reportgen.claims.quote_found, with each text normalized once rather than once per quote
@@ -96,8 +101,52 @@ def quotes(catalog, texts):
     out = {}
     for claim in catalog.claims:
         text = now.get(claim.doc)
-        out[claim.id] = UNREAD if text is None else FOUND if normalized(claim.quote) in text else GONE
+        if text is None:
+            out[claim.id] = UNREAD
+        elif normalized(claim.quote) in text:
+            out[claim.id] = FOUND
+        else:
+            out[claim.id] = GONE if seen is None or _seen_key(claim) in seen else UNMATCHED
     return out
+
+
+SEEN = "quotes"  # the cache entry of the quotes found in their documents, per claims folder
+
+
+def _seen_key(claim):
+    from reportgen.claims import normalized
+
+    return hashlib.sha256(f"{claim.id}\0{normalized(claim.quote)}".encode()).hexdigest()[:24]
+
+
+def _folder_key(folder):
+    return hashlib.md5(str(Path(folder or "built-in").resolve()).encode()).hexdigest()  # noqa: S324 (a name, not a secret)
+
+
+def _check_seen(payload):
+    ok = isinstance(payload, list) and all(isinstance(k, str) and len(k) == 24 for k in payload)
+    return None if ok else "not a list of quote keys"
+
+
+def seen_before(store, folder):
+    """The quotes of the claims folder `folder` found in their documents by earlier builds."""
+    return set(store.load(SEEN, _folder_key(folder), _check_seen) or ()) if store is not None else set()
+
+
+def looked_up(catalog, texts, folder, store):
+    """`quotes`, with what the build's cache (`store`) knows of the claims folder `folder`'s
+    quotes from earlier builds; it then learns this build's."""
+    seen = seen_before(store, folder) if store.enabled else set()
+    states = quotes(catalog, texts, seen)
+    remember_found(store, folder, catalog, states, seen)
+    return states
+
+
+def remember_found(store, folder, catalog, states, seen):
+    """Add this build's found quotes to what the cache knows (a cache that refuses is no error)."""
+    found = {_seen_key(c) for c in catalog.claims if states.get(c.id) == FOUND}
+    if store is not None and store.writable and not found <= seen:
+        store.store(SEEN, _folder_key(folder), sorted(seen | found))
 
 
 def state(quote, verdict):

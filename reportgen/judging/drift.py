@@ -76,7 +76,8 @@ class QuoteChange:
     new: str
 
 
-QUOTE_WORDS = {"gone": "quote no longer in the document", "fixed": "error fixed in the document"}
+QUOTE_WORDS = {"gone": "quote no longer in the document", "fixed": "error fixed in the document",
+               "unmatched": "quote not found in the document"}
 
 
 @dataclass

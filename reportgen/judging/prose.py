@@ -19,26 +19,44 @@ did not judge (`--only`) fills in as "not measured in this build".
 import math
 import re
 
-from reportgen.formatting import fmt
+from reportgen.formatting import MATH, fmt
 
-PLACEHOLDER = re.compile(r"\{(\d{3}\.[0-9a-z][0-9a-z.-]*?)(?::([a-z]+[0-9]*))?(?:\|(\d))?\}")
+# A claim id (reportgen.claims.ID) with a dot in it: `{2}` or `{d}` of a LaTeX span is not one.
+CLAIM_ID = r"[0-9a-z][0-9a-z-]*\.[0-9a-z][0-9a-z.-]*?"
+PLACEHOLDER = re.compile(rf"\{{({CLAIM_ID})(?::([a-z]+[0-9]*))?(?:\|(\d))?\}}")
+
+
+def _prose_parts(text):
+    """(is prose, part) for the runs of `text` outside and inside its $…$ spans, in order."""
+    last = 0
+    for m in MATH.finditer(text):
+        yield True, text[last:m.start()]
+        yield False, m.group(0)
+        last = m.end()
+    yield True, text[last:]
+
+
+def _matches(pattern, text):
+    return [m for is_prose, part in _prose_parts(text or "") if is_prose for m in pattern.finditer(part)]
+
+
 FIELDS = ("value", "lo", "hi", "interval", "threshold", "pct", "n", "verdict")
 NOT_MEASURED = "(not measured in this build)"
 
 
 def names(text):
     """The claim ids a text's placeholders name, in order."""
-    return [m.group(1) for m in PLACEHOLDER.finditer(text or "")]
+    return [m.group(1) for m in _matches(PLACEHOLDER, text)]
 
 
-LOOKS_LIKE = re.compile(r"\{\d{3}\.[0-9a-z][^{}\s]*\}")  # what a reader takes for a placeholder
+LOOKS_LIKE = re.compile(r"\{[0-9a-z][0-9a-z-]*\.[0-9a-z][^{}\s]*\}")  # what a reader takes for a placeholder
 
 
 def bad_fields(text):
     """The placeholders of a text whose field is not one this module fills, and what looks like
     one but is none (`{002.range-d3|zz}`: printed as typed, a brace and all)."""
-    out = [m.group(0) for m in LOOKS_LIKE.finditer(text or "") if not PLACEHOLDER.fullmatch(m.group(0))]
-    for m in PLACEHOLDER.finditer(text or ""):
+    out = [m.group(0) for m in _matches(LOOKS_LIKE, text) if not PLACEHOLDER.fullmatch(m.group(0))]
+    for m in _matches(PLACEHOLDER, text):
         field = m.group(2) or "value"
         if field not in FIELDS and not re.fullmatch(r"(detail|view)[1-9][0-9]?", field):
             out.append(m.group(0))
@@ -49,7 +67,8 @@ def fill(text, judged):
     """`text` with each placeholder replaced by the number it names ({id: Judged})."""
     if not text or "{" not in text:
         return text
-    return PLACEHOLDER.sub(lambda m: _number(judged.get(m.group(1)), m), text)
+    return "".join(PLACEHOLDER.sub(lambda m: _number(judged.get(m.group(1)), m), part) if is_prose else part
+                   for is_prose, part in _prose_parts(text))
 
 
 def _number(j, match):

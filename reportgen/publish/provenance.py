@@ -32,9 +32,10 @@ def source_date_epoch():
         ) from None
 
 
-def build_time():
-    """UTC time stamp for new results: SOURCE_DATE_EPOCH when set, else now."""
-    moment = source_date_epoch() or datetime.datetime.now(datetime.timezone.utc)
+def build_time(now=None):
+    """UTC time stamp for new results: SOURCE_DATE_EPOCH when set, else `now` (a clock read the
+    caller also keeps), else the clock."""
+    moment = source_date_epoch() or now or datetime.datetime.now(datetime.timezone.utc)
     return moment.replace(microsecond=0)
 
 

@@ -14,9 +14,10 @@ from pathlib import Path
 
 from reportgen.errors import ReportgenError
 from reportgen.experiments.family import Table
+from reportgen.experiments.sources import Source
 from reportgen.experiments.stats import LEVEL
 from reportgen.judging import story
-from reportgen.judging.documents import FIXED, GONE, STATES
+from reportgen.judging.documents import FIXED, GONE, STATES, UNMATCHED
 from reportgen.judging.tally import coverage, family_wise, statements, tally, verdict_counts
 from reportgen.judging.verdicts import VERDICTS
 from reportgen.render import errata
@@ -24,7 +25,7 @@ from reportgen.render import errata
 ERRORS = ("contradicted",)  # verdicts that say a document is wrong (material or minor)
 IN_PART = ("partly",)  # verdicts that say it is right in some setups only
 UNSETTLED = ("inconclusive", "unverifiable")  # verdicts that leave the statement open
-QUOTE_WORDS = {state: STATES[state] for state in (GONE, FIXED)}  # shown beside a verdict
+QUOTE_WORDS = {state: STATES[state] for state in (GONE, FIXED, UNMATCHED)}  # shown beside a verdict
 # What every page of a build of these profiles says about itself: its sizes decide nothing
 # (the title page's sentence, which every PDF page repeats in its margin).
 PROFILE_WARNINGS = {"quick": "Quick profile: sizes too small for the verdicts to be relied on."}
@@ -90,8 +91,18 @@ def _figure_files(config, experiment, slug, formats):
     return {fmt: Path(os.path.relpath(folder / f"{slug}.{fmt}", out)).as_posix() for fmt in formats}
 
 
-def chapters_and_appendix(sections, config):
-    """Numbered chapters (data tables, figures) and the appendix of claims tables, by chapter."""
+def covered(section, documents):
+    """The document sections a chapter covers: the family's own among `documents`, and those
+    its claims quote from documents it does not name (a course's)."""
+    own = [c for c in section.experiment.covers if c.doc in documents]
+    named = {c.doc for c in section.experiment.covers}
+    more = [Source(j.claim.doc, j.claim.section) for j in section.judged if j.claim.doc not in named]
+    return [str(c) for c in dict.fromkeys(own + more)]
+
+
+def chapters_and_appendix(sections, config, documents=None):
+    """Numbered chapters (data tables, figures) and the appendix of claims tables, by chapter;
+    `documents`: the ids this build checks (default: every document a family names)."""
     chapters, appendix, rows = [], [], {}
     fig_no = tab_no = claims_no = 0
     for index, s in enumerate(sections):
@@ -147,7 +158,7 @@ def chapters_and_appendix(sections, config):
             "experiment": s.experiment,
             "title": s.experiment.title,
             "formulas": list(s.experiment.formulas),
-            "covers": [str(c) for c in s.experiment.covers],
+            "covers": covered(s, documents) if documents is not None else [str(c) for c in s.experiment.covers],
             "section": s,
             "parts": list(parts.values()),
             "counts": verdict_counts(s.judged),
@@ -183,7 +194,7 @@ def findings(sections, catalog, rows, chapters):
     for j in judged:
         row = rows.get(j.id) or claim_row(j, None)
         mine = by_doc.setdefault(j.claim.doc, {"material": {}, "minor": [], "partly": []})
-        if j.quote_state in (GONE, FIXED):
+        if j.quote_state in (GONE, FIXED, UNMATCHED):
             moved.append(row)
         elif row["severity"] == "material":
             if j.id not in covered:
@@ -218,7 +229,7 @@ def findings(sections, catalog, rows, chapters):
     return {
         "documents": documents,
         "fixed": [r for r in moved if r["quote_state"] == FIXED],
-        "stale": [r for r in moved if r["quote_state"] == GONE],
+        "stale": [r for r in moved if r["quote_state"] in (GONE, UNMATCHED)],
         "right": right,
         "counts": counts,
         "n_statements": len(judged),
@@ -342,7 +353,7 @@ def key_figures(chapters):
 
 def context(sections, catalog, info, config, build):
     """Everything the templates show, for one build."""
-    chapters, appendix, rows = chapters_and_appendix(sections, config)
+    chapters, appendix, rows = chapters_and_appendix(sections, config, set(catalog.documents))
     found = findings(sections, catalog, rows, chapters)
     found["story"] = story.story(catalog, rows, chapters, sections)
     found["unsaid"] = story.unsaid(catalog, rows)

@@ -22,10 +22,11 @@ from functools import lru_cache
 
 from markupsafe import Markup, escape
 
+from reportgen.formatting import MATH
 from reportgen.render import formulas
 from reportgen.render.formulas import PX_PER_EM
 
-INLINE = re.compile(r"(?<!\\)\$((?:\\.|[^$\\])+)\$")  # $…$; a \$ is a dollar sign, in text and in math
+INLINE = MATH  # $…$; a \$ is a dollar sign, in text and in math
 DOLLAR = "\\$"  # written in a claims text for a dollar sign that opens no math: "cost \$5 and \$10"
 NNBSP = "\u202f"  # narrow no-break space: the thin space of digit groups that never breaks
 GROUPS = re.compile(r"(?<![\d.])(\d{1,3})((?: \d{3})+)(?!\d)")
@@ -385,16 +386,15 @@ def _glued(pieces):
     return Markup("").join(out)
 
 
-LATEX_COMMAND = re.compile(r"\\[A-Za-z]+|\^\{|_\{")
-
-
 LINE_BREAK_TAG = re.compile(r"&lt;br\s*/?&gt;", re.I)  # <br>, <br/>, <br /> once escaped
 STRONG = re.compile(r"\*\*(?=\S)([^<>*]+?)(?<=\S)\*\*")  # Markdown's **bold**, within one run of text
 FENCE = re.compile(r"\s*```[A-Za-z]*\s*")  # a code block's fence, where a quote runs into one
 
 
 def quote(text, medium="screen"):
-    """A verbatim quote: LaTeX source typeset (its source kept as alt text), other text as is.
+    """A verbatim quote: its $…$ spans typeset (their source kept as alt text), other text as
+    is. A quote is never typeset whole: `q \\cdot k` outside `$…$` is shown as typed, never
+    as one formula run together ("thevariancegrowswith…") and wider than its column.
 
     A document's own line-break tag (002 writes its matrices' rows in a table cell as
     "[8, 5, 8],<br/> [3, 4, 8]") breaks the line, as it does for the document's reader,
@@ -409,11 +409,6 @@ def quote(text, medium="screen"):
 def _quote(text, medium):
     if "$" in text:
         return _inline(text, medium, quoted=True)
-    if LATEX_COMMAND.search(text) and len(text) < 400:
-        try:
-            return formula(text.strip(), medium=medium)
-        except Exception:  # noqa: BLE001 (a quote LaTeX cannot set is shown as typed)
-            return escape(text)
     return Markup(_markdown(str(escape(text))))
 
 

@@ -35,13 +35,23 @@ def present(run, claims):
         return Section(run, error=short_traceback(exc))
 
 
-def lay_out(run, judged):
-    """The family's tables, each claims-table slot holding the verdicts that name it."""
+def lay_out(run, judged, documents=None):
+    """The family's tables, each claims-table slot holding the verdicts that name it; with
+    `documents` (the ids this build checks), without the parts written about other documents."""
+    experiment = run.experiment
     by_table = {}
     for j in judged:
         by_table.setdefault(j.claim.table, []).append(j)
     tables = []
-    for table in run.experiment.tables(run.results):
+    layout = experiment.tables(run.results)
+    slots = tuple(t.slug for t in layout if isinstance(t, ClaimTable))
+    if slots != experiment.claim_tables:  # what claims are checked against before any run
+        raise LookupError(f"the {experiment.name} layout's claims tables {slots} differ from its "
+                          f"declared claim_tables {experiment.claim_tables}")
+    for table in layout:
+        if documents is not None and not (experiment.shown(table.part, documents)
+                                          and experiment.shown(table.slug, documents)):
+            continue
         if isinstance(table, ClaimTable):
             rows = tuple(by_table.pop(table.slug, ()))
             if rows:
@@ -53,7 +63,7 @@ def lay_out(run, judged):
     return tuple(tables)
 
 
-def lay_out_all(sections):
+def lay_out_all(sections, documents=None):
     """Each section with its tables, the claims-table slots filled with their verdicts."""
     out = []
     for s in sections:
@@ -61,17 +71,20 @@ def lay_out_all(sections):
             out.append(s)
             continue
         try:
-            out.append(replace(s, tables=lay_out(s.run, s.judged)))
+            out.append(replace(s, tables=lay_out(s.run, s.judged, documents)))
         except Exception as exc:
             out.append(replace(s, judged=(), error=short_traceback(exc)))
     return out
 
 
-def with_figures(section, drawn):
-    """The section with its figures, or failed with the drawing's error."""
+def with_figures(section, drawn, documents=None):
+    """The section with its figures (those of the parts shown for `documents`), or failed with
+    the drawing's error."""
     if drawn is None:
         return section
     figures, error = drawn
     if error:
         return replace(section, tables=(), judged=(), error=error)
-    return replace(section, figures=tuple(figures))
+    experiment = section.experiment
+    return replace(section, figures=tuple(f for f in figures if documents is None
+                                          or experiment.shown(f[0].part, documents)))

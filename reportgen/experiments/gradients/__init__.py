@@ -36,6 +36,9 @@ EXPERIMENT = Experiment(
         )
     ),
     params=PARAMS,
+    claim_tables=("gradients-doc-table", "gradients-formula", "gradients-001-flow", "gradients-norm-checks",
+                  "gradients-layer-checks", "gradients-depth-checks"),
+    own={PART_DOC: ("000",), PART_001: ("001",), "gradients-doc-table": ("000",), "gradients-001-flow": ("001",)},
     package=__name__,
     intro=(
         "Softmax turns scores $s$ into probabilities $p$; a loss gradient $g$ with respect to $p$ "

@@ -46,6 +46,7 @@ EXPERIMENT = Experiment(
         )
     ),
     params=PARAMS,
+    claim_tables=("lm-verdicts",),
     package=__name__,
     intro=(
         "The corpus is the running Python's own standard library, read from a pinned list of modules "

@@ -36,6 +36,12 @@ EXPERIMENT = Experiment(
         )
     ),
     params=PARAMS,
+    claim_tables=("saturation-behavior", "saturation-scaled-scores", "saturation-examples", "saturation-readings",
+                  "saturation-002", "saturation-peaked", "saturation-figure-reading", "saturation-stability-checks"),
+    own={PART_BEHAVIOR: ("000",), PART_EXAMPLES: ("000", "001"), PART_002: ("002",), PART_EXERCISE: ("001",),
+         PART_FIGURE: ("000",), "saturation-peaked": ("001",), "saturation-stability-checks": ("001",),
+         "saturation-behavior": ("000",), "saturation-figure-reading": ("000",), "saturation-002": ("002",),
+         **dict.fromkeys(("saturation-scaled-scores", "saturation-examples", "saturation-readings"), ("000", "001"))},
     package=__name__,
     intro=(
         "Softmax depends only on the differences between scores, and a difference of $\\Delta$ "

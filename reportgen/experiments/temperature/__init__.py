@@ -33,6 +33,10 @@ EXPERIMENT = Experiment(
         )
     ),
     params=PARAMS,
+    claim_tables=("temperature-claims", "temperature-tau-claims", "temperature-balanced-claims",
+                  "temperature-cosine-claims", "temperature-sdpa-claims"),
+    own={PART_TAU: ("001",), "temperature-tau-claims": ("001",), "temperature-claims": ("000", "004"), "temperature-balanced-claims": ("000",),
+         "temperature-cosine-claims": ("000",), "temperature-sdpa-claims": ("000",)},
     package=__name__,
     intro=(
         "Dividing the scores by $\\sqrt{d_k}$ is a softmax temperature $T=\\sqrt{d_k}$. As $T$ "

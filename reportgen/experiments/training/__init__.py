@@ -39,6 +39,7 @@ EXPERIMENT = Experiment(
         )
     ),
     params=PARAMS,
+    claim_tables=("training-verdicts",),
     package=__name__,
     intro=(
         "Each sequence holds 8 (key, value) pairs drawn from 16 keys and 16 values, then a query "

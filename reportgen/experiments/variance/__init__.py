@@ -41,6 +41,11 @@ EXPERIMENT = Experiment(
         )
     ),
     params=PARAMS,
+    claim_tables=("variance-laws", "variance-verify", "variance-verify-arithmetic", "variance-std", "variance-factors",
+                  "variance-ranges", "variance-init-checks", "variance-demos"),
+    own={PART_000: ("000",), PART_002: ("002",), PART_DEMOS: ("000", "003"), "variance-init-checks": ("000", "004"),
+         **dict.fromkeys(("variance-verify", "variance-verify-arithmetic", "variance-std", "variance-factors"), ("000",)),
+         "variance-ranges": ("002",), "variance-demos": ("000", "003")},
     package=__name__,
     intro=(
         "For q and k with independent components of mean 0 and variance 1, every term "

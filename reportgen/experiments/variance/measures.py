@@ -26,6 +26,11 @@ DIVISORS = {
 }
 
 
+def sweep_dims(params):
+    """The d_k of the profile's sweep: what sweep_row finds."""
+    return params.dims
+
+
 def sweep_row(results, d_k):
     for row in results["sweep"]:
         if row["d_k"] == d_k:
@@ -92,6 +97,7 @@ def kurtosis_interval(row, z):
     return b2 / factor - 3, b2 * factor - 3
 
 
+@MEASURES.grid(d_k=sweep_dims, divide_by=tuple(DIVISORS))
 @MEASURES.register
 def var_qk(results, d_k, divide_by="1", level=0.99):
     """Var(q·k / c) for c in DIVISORS, with the kurtosis-corrected interval."""
@@ -102,6 +108,7 @@ def var_qk(results, d_k, divide_by="1", level=0.99):
                        f"{level:.0%} CI of the measurement (excess kurtosis 6/d_k)", 3 if c2 == 1 else 4)
 
 
+@MEASURES.grid(d_k=sweep_dims)
 @MEASURES.register
 def std_qk(results, d_k, level=0.99):
     row = sweep_row(results, d_k)
@@ -110,6 +117,7 @@ def std_qk(results, d_k, level=0.99):
                        f"{level:.0%} CI of the measurement", 3)
 
 
+@MEASURES.grid(d_k=sweep_dims)
 @MEASURES.register
 def kurtosis_qk(results, d_k, level=0.99):
     row = sweep_row(results, d_k)
@@ -119,6 +127,7 @@ def kurtosis_qk(results, d_k, level=0.99):
                        3, (("6/d_k", 6 / d_k),))
 
 
+@MEASURES.grid(d=sweep_dims)
 @MEASURES.register
 def var_unit(results, d, level=0.99):
     """Var(u·v) for random unit vectors u, v in R^d."""
@@ -127,6 +136,7 @@ def var_unit(results, d, level=0.99):
     return Measurement(row["unit_var"], lo, hi, row["n"], f"{level:.0%} CI of the measurement", 6)
 
 
+@MEASURES.grid(d_k=sweep_dims)
 @MEASURES.register
 def beyond(results, d_k, magnitude, level=0.99):
     """P(|q·k| > magnitude) with a Wilson interval; magnitude 20 or 40."""
@@ -139,6 +149,7 @@ def beyond(results, d_k, magnitude, level=0.99):
                        ((f"P(|q·k| > {other})", p_other),))
 
 
+@MEASURES.grid(d_k=sweep_dims, divide_by=tuple(DIVISORS))
 @MEASURES.register
 def sample_var(results, d_k, samples, divide_by="1", level=0.99):
     """Where a variance from `samples` pairs falls: this run's estimate ± both sampling errors.
@@ -174,6 +185,7 @@ def scaled_from_printed(results, d_k, unscaled):
                        "the document's own unscaled value divided by d_k, with both roundings", 5)
 
 
+@MEASURES.grid(d=DOC_RANGE_DIMS)
 @MEASURES.register
 def range_max(results, d, level=0.99):
     """Largest |q·k| among 002's 1,000 pairs: this run, and the central range over repeats."""
@@ -298,6 +310,7 @@ def std_order_overlaps(results, level=0.99):
                        detail=tuple((f"std(q·k) at d_k = {row['d_k']}", math.sqrt(row["var"]), 2) for row in rows))
 
 
+@MEASURES.grid(d_k=sweep_dims)
 @MEASURES.register
 def mean_qk(results, d_k, level=0.99):
     """E[q·k] at one d_k of the sweep, with its normal interval (mean ± z·√(Var/n))."""
@@ -308,6 +321,7 @@ def mean_qk(results, d_k, level=0.99):
                        (("std of q·k", math.sqrt(row["var"])),))
 
 
+@MEASURES.grid(d_k=sweep_dims)
 @MEASURES.register
 def second_moment_qk(results, d_k, level=0.99):
     """E[(q·k)²] = Var(q·k) + E[q·k]² at one d_k, with the variance's interval (excess kurtosis 6/d_k)."""
@@ -375,6 +389,7 @@ def init_score_var(results, init, d_model, d_k, level=0.99):
     raise MeasureUnavailable(f"no {init} draw at d_model = {d_model}, d_k = {d_k}")
 
 
+@MEASURES.grid(d=sweep_dims)
 @MEASURES.register
 def mean_unit(results, d, level=0.99):
     """E[u·v] for random unit vectors u, v in R^d, with its normal interval (mean ± z·√(Var/n))."""

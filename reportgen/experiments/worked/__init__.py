@@ -45,6 +45,15 @@ EXPERIMENT = Experiment(
         )
     ),
     params=PARAMS,
+    claim_tables=("worked-002-projections", "worked-002-dots", "worked-002-steps45", "worked-002-percent",
+                  "worked-002-tens", "worked-002-dims", "worked-000-models", "worked-000-summary",
+                  "worked-001-summary", "worked-001-matters-most", "worked-003-summary", "worked-004-comparison"),
+    own={PART_STEPS: ("002",), PART_SECOND: ("002",), PART_VARIANCE: ("002",), PART_MODELS: ("000",),
+         PART_EXERCISES: ("001",), PART_SUMMARIES: ("000", "001", "003", "004"),
+         **{t: (t.split("-")[1],) for t in ("worked-000-models", "worked-002-projections", "worked-002-dots",
+            "worked-002-steps45", "worked-002-percent", "worked-002-tens", "worked-002-dims",
+            "worked-000-summary", "worked-001-summary", "worked-001-matters-most", "worked-003-summary",
+            "worked-004-comparison")}},
     package=__name__,
     intro=(
         "Each worked example is recomputed from the numbers the document itself prints, in exact "
