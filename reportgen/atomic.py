@@ -41,10 +41,11 @@ def write_if_changed(path, data):
     return True
 
 
-def remove_leftovers(folder):
-    """Remove the temporary files write_atomic leaves when a build is killed mid-write."""
+def remove_leftovers(folder, patterns=(".*.tmp",)):
+    """Remove the temporary files write_atomic leaves when a build is killed mid-write (and the
+    figure files staged by a build that never published)."""
     try:
-        for leftover in Path(folder).glob(".*.tmp"):
+        for leftover in (p for pattern in patterns for p in Path(folder).glob(pattern)):
             leftover.unlink(missing_ok=True)
     except OSError:
         pass  # a folder we cannot list holds nothing we can clean

@@ -17,7 +17,11 @@ FIELDS = settings.BY_NAME
 def read_file_table(path, explicit):
     """The [tool.reportgen] table of a TOML file (or the whole file when given by --config)."""
     try:
-        data = tomllib.loads(inputs.read_text(path, limits.MAX_CONFIG_BYTES, way_out="give a TOML config file"))
+        data = inputs.depth_checked(
+            tomllib.loads(inputs.read_text(path, limits.MAX_CONFIG_BYTES, way_out="give a TOML config file")), path)
+    except RecursionError:
+        raise ConfigError(f"{path} is nested deeper than {limits.MAX_TOML_DEPTH} levels; a config is one table "
+                          "of keys (see 'reportgen config')") from None
     except inputs.InputRefused as exc:
         raise ConfigError(f"config file {exc}") from None
     except OSError as exc:

@@ -81,3 +81,37 @@ def read_text(path, limit, follow=True, way_out="give a UTF-8 text file"):
         return data.decode("utf-8")
     except UnicodeDecodeError:
         raise InputRefused(path, "is not UTF-8 text", way_out) from None
+
+
+def inside(path, folder=None, way_out="copy the file into the folder instead of linking to it"):
+    """`path` when it resolves inside `folder` (default: the folder it is named in); InputRefused
+    when a symbolic link (the file's or a folder's on the way) leads out of it: a course's
+    documents or claims folder is never a way to read /etc/passwd. A missing file passes."""
+    from pathlib import Path
+
+    path = Path(path)
+    folder = Path(folder) if folder is not None else path.parent
+    try:
+        real, home = path.resolve(), folder.resolve()
+    except (OSError, RuntimeError):  # a loop of links
+        raise InputRefused(path, "is a symbolic link that cannot be resolved", way_out) from None
+    if not real.is_relative_to(home):
+        raise InputRefused(path, f"is a symbolic link out of {folder}", way_out)
+    return path
+
+
+def depth_checked(value, path, limit=None):
+    """`value` (parsed TOML or JSON) when it nests no deeper than `limit`; RecursionError otherwise."""
+    from reportgen import limits
+
+    limit = limit or limits.MAX_TOML_DEPTH
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            raise RecursionError(f"{path} nests deeper than {limit}")
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+    return value

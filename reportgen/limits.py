@@ -17,4 +17,5 @@ MAX_JOURNAL_BYTES = 64 * 1024  # the publish journal lists a handful of file nam
 MAX_DIFF_DIGITS = 400  # an integer in results.json longer than this is not a measurement
 MAX_CLAIMS_BYTES = 4 * 1024 * 1024  # one document's claims file; the largest built-in one is ~150 KiB
 MAX_DOCUMENT_BYTES = 4 * 1024 * 1024  # a document's text (Markdown, plain text); the built-in ones are 3-25 KiB
+MAX_TOML_DEPTH = 16  # a config, documents.toml or claims file: tables of keys and flat lists (4 deep)
 LOCK_WAIT_S = 600.0  # a second build into one output waits this long for the first, then exits 2

@@ -9,6 +9,7 @@ with the build however it ends.
 
 import contextlib
 import time
+from pathlib import Path
 
 from reportgen.errors import ReportgenError
 from reportgen.publish import cache
@@ -106,14 +107,12 @@ def run_all(config, progress, catalog, families, drawer=None, store=None, device
 
 def remove_leftovers(config, store, families):
     """Temporary files of an earlier build that was killed: only in the folders reportgen writes."""
-    from pathlib import Path
-
     from reportgen import atomic
 
     if store.writable:
         atomic.remove_leftovers(store.folder)
     for name in families:
-        atomic.remove_leftovers(Path(config.figures) / name)
+        atomic.remove_leftovers(Path(config.figures) / name, (".*.tmp", ".*.staged"))  # staged: never published
 
 
 def build(config, progress, catalog=None, families=None):
@@ -123,7 +122,7 @@ def build(config, progress, catalog=None, families=None):
     from reportgen.device import resolve_device
     from reportgen.experiments import EXPERIMENTS
     from reportgen.judging import documents
-    from reportgen.publish import outputs, provenance
+    from reportgen.publish import aside, outputs, provenance
     from reportgen.render import report
     from reportgen.render.drawing import Drawer
 
@@ -152,16 +151,17 @@ def build(config, progress, catalog=None, families=None):
         when = epoch.isoformat() if epoch else max(computed, default=build_time().isoformat())
         info = provenance.collect(config, device, when)
         info["documents"] = documents.provenance(texts)
-        written = report.write(sections, catalog, info, config, timings, store, progress, pool)
-    try:
-        drawer.close()  # the figure files, written once the report is
-    except OSError as exc:  # a disk that filled up, a folder that went read-only meanwhile
-        raise ReportgenError(
-            f"the report is written, but not the figure files: cannot write in {exc.filename or config.figures} "
-            f"({exc.strerror or exc}); free space or set another 'figures' folder, then build again"
-        ) from None
+        if any(s.error for s in sections):  # never published over a good set: beside it, named
+            config = drawer.config = aside.config_of(config)
+        drawer.stage()  # the figure files first: a full folder stops the build before it publishes
+        try:
+            written = report.write(sections, catalog, info, config, timings, store, progress, pool)
+        except BaseException:
+            drawer.discard()
+            raise
+    drawer.close()  # the staged figure files into place, now that the report is
     timing.remember(config, device, store, progress.durations)
-    return summary(sections, timings, written), [s.experiment.name for s in sections if s.error]
+    return summary(sections, timings, written) + aside.last_line(config), [s.experiment.name for s in sections if s.error]
 
 
 def summary(sections, timings, written):

@@ -25,8 +25,22 @@ def control(value):
     return None
 
 
+def control_or_break(value):
+    """The first control character in value, tab and line breaks included, or None: for a
+    text that is one line (an id, a label, a path), where a newline would start a new line
+    in a log (GitHub Actions reads `::error` at a line's start as a command)."""
+    for char in value:
+        if unicodedata.category(char) in ("Cc", "Zl", "Zp") or char in BIDI:
+            return char
+    return None
+
+
 def named(char):
-    return "a NUL character (U+0000)" if char == "\0" else f"a control character (U+{ord(char):04X})"
+    if char == "\0":
+        return "a NUL character (U+0000)"
+    if char in "\n\r\u2028\u2029\x0b\x0c\x85":
+        return f"a line break (U+{ord(char):04X})"
+    return f"a control character (U+{ord(char):04X})"
 
 
 def checked(value, limit):
@@ -41,9 +55,9 @@ def checked(value, limit):
 
 def path(value):
     """A path setting with `~` expanded; control characters, an unknown ~user and names too long refused."""
-    bad = control(value)
+    bad = control_or_break(value)
     if bad is not None:
-        raise ValueError(f"the path holds {named(bad)}; give a plain path")
+        raise ValueError(f"the path holds {named(bad)}; give a plain path on one line")
     expanded = os.path.expanduser(value)
     if expanded.startswith("~"):
         raise ValueError(f"cannot expand {value.split('/')[0]!r} (no such user); write the path out in full")

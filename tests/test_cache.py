@@ -180,8 +180,10 @@ def test_load_missing_or_under_another_key(tmp_path):
     assert store.load("exp", "a" * 32) is None
 
 
-GARBAGE = [b"{ not json", b"", b"\xff\xfe\x00", b"[1, 2, 3]", b'{"format": 3, "key": "other", "payload": {}}',
-           b"null", b'{"format": 3, "key": "%s", "mac": "0", "payload": {"x": 1}}' % (b"a" * 32)]
+GARBAGE = [b"{ not json", b"", b"\xff\xfe\x00", b"[1, 2, 3]", b"null", b"reportgen-cache 4 other\n{}",
+           b"reportgen-cache 4 %s %s\n{\"x\": 1}" % (b"a" * 32, b"0" * 64),  # a MAC that does not match
+           b"reportgen-cache 4 %s %s\n{}" % (b"b" * 32, b"0" * 64),  # another key's
+           b"reportgen-cache 4 %s \xc3\xa9\n{}" % (b"a" * 32)]  # a MAC that is no hex: "\u00e9"
 
 
 def test_entry_of_another_version_is_a_quiet_miss(tmp_path):

@@ -84,7 +84,7 @@ def test_quote_matching_ignores_only_delimiters_and_space():
         ({"args": 3}, "'args' must be a table"),
         ({"note": "as {900.a|zz} says"}, r"'note' has \{900.a\|zz\}, a field"),  # else printed as typed
         ({"rule": "at_least", "threshold": [1]}, "threshold must be a number or a name"),  # was a TypeError
-        ({"margin": True}, "margin must be a positive number"),
+        ({"margin": True}, "margin must be a positive finite number"),
     ],
 )
 def test_bad_claims_data_is_one_error_naming_the_claim(tmp_path, entry, words):

@@ -51,8 +51,7 @@ def entry_path(folder, name, digest):
 
 def plant(folder, name, digest, payload):
     """A cache entry with a correct key and MAC: what a hostile holder of the cache key could forge."""
-    entry = {"format": cache.FORMAT, "key": digest, "mac": cache.mac(digest, payload), "payload": payload}
-    entry_path(folder, name, digest).write_text(json.dumps(entry))
+    entry_path(folder, name, digest).write_bytes(cache.entry_bytes(digest, payload))
 
 
 def figures_digest(warm_dir, name="variance"):
@@ -200,8 +199,9 @@ def test_deeply_nested_entry_is_a_miss(warm_dir):
     experiment = EXPERIMENTS["worked"]
     digest = cache.key(experiment, experiment.params["quick"], 0, "cpu/1")
     deep = "[" * 100_000 + "]" * 100_000
-    entry_path(warm_dir / ".reportgen-cache", "worked", digest).write_text(
-        '{"format": %d, "key": "%s", "mac": "x", "payload": %s}' % (cache.FORMAT, digest, deep))
+    body = deep.encode()
+    header = b"reportgen-cache %d %s %s\n" % (cache.FORMAT, digest.encode(), cache.mac(digest, body).encode())
+    entry_path(warm_dir / ".reportgen-cache", "worked", digest).write_bytes(header + body)
     result = invoke(RUN, warm_dir)
     assert_clean(result)
     assert "ran 1 of 1, 0 from cache" in result.stdout

@@ -15,6 +15,8 @@ from importlib import resources
 from pathlib import Path
 
 from reportgen import text
+from reportgen.claims.fields import (LONGEST, LONGEST_TEXT, MAX_DOCUMENTED_ITEMS, args_problems, known_key,
+                                     number)
 from reportgen.claims.files import claim_files, read
 from reportgen.claims.findings import load_findings
 from reportgen.errors import ConfigError
@@ -39,6 +41,9 @@ TEXT = ("id", "section", "quote", "kind", "rule", "table", "label", "expected", 
         "measure", "family", "bound", "justification", "reason", "band_reason", "severity", "correct", "note",
         "boundary", "reference", "reference_quote", "holds")
 NONEMPTY = ("id", "section", "quote", "table", "label")  # what a row, a table or a sheet is found by
+# Keys that are one line: a line break there would start a new line in a log or a terminal.
+ONE_LINE = ("id", "section", "kind", "rule", "table", "label", "expected", "expected_quick", "expected_full",
+            "measure", "family", "bound", "severity", "holds")
 
 
 @dataclass(frozen=True)
@@ -143,17 +148,30 @@ def default_folder():
 
 DOC_ID = re.compile(r"[0-9a-z][0-9a-z-]*")  # names its claims file, <id>.toml
 DOC_KEYS = {"id": True, "title": True, "citation": False, "kind": False, "file": False}
+# Longest of each, in characters: the title heads a sheet and a page, and lands in report.bib.
+DOC_LONGEST = {"id": 40, "title": 200, "citation": 600, "kind": 120, "file": 200}
 
 
 def load_documents(folder=None):
     """{document id: Document} in file order; bad entries are one ConfigError."""
     path = Path(folder or default_folder()) / "documents.toml"
     out, problems = {}, []
-    for i, entry in enumerate(read(path).get("document", []), start=1):
-        where = f"documents.toml document {entry.get('id', f'#{i}')!s:.40}"
+    for i, entry in enumerate(_entries(path, "document"), start=1):
+        name = entry.get("id")
+        where = f"documents.toml document {name if isinstance(name, str) and DOC_ID.fullmatch(name[:40]) else f'#{i}'}"
         problems += [f"{where}: missing key '{k}'" for k, required in DOC_KEYS.items() if required and k not in entry]
-        problems += [f"{where}: unknown key '{k}'" for k in entry if k not in DOC_KEYS]
+        problems += [f"{where}: unknown key '{k}'" + known_key(k, DOC_KEYS) for k in entry if k not in DOC_KEYS]
         problems += [f"{where}: '{k}' must be a string" for k in DOC_KEYS if k in entry and not isinstance(entry[k], str)]
+        if any(p.startswith(where) for p in problems):
+            continue
+        for key, value in entry.items():
+            if (bad := text.control_or_break(value)) is not None:
+                problems.append(f"{where}: '{key}' holds {text.named(bad)}; remove it (it is one line)")
+            elif len(value) > DOC_LONGEST[key]:
+                problems.append(f"{where}: '{key}' is {len(value)} characters, over the limit of "
+                                f"{DOC_LONGEST[key]}; shorten it")
+            elif key == "title" and not value.strip():
+                problems.append(f"{where}: 'title' is empty")
         if any(p.startswith(where) for p in problems):
             continue
         if not DOC_ID.fullmatch(entry["id"]):
@@ -181,7 +199,9 @@ def load(folder=None):
                             "(empty for a document with no claims yet) or remove the entry")
         for path in claim_files(folder, doc):
             for i, entry in enumerate(_entries(path, "claim"), start=1):
-                where = f"{path.name} claim {entry.get('id', f'#{i}')}"
+                name = entry.get("id")
+                shown = name if isinstance(name, str) and len(name) <= LONGEST["id"] and ID.fullmatch(name) else f"#{i}"
+                where = f"{path.name} claim {shown}"
                 claim, errors = _parse(entry, doc, where)
                 problems += errors
                 if claim is None:
@@ -257,10 +277,6 @@ def load_unchecked(folder=None):
     return out
 
 
-def _number(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def _entries(path, key):
     """A claims file's [[key]] tables, or ConfigError when the key holds anything else."""
     entries = read(path).get(key, [])
@@ -281,28 +297,39 @@ def _text_problems(entry, where):
             problems.append(f"{where}: '{key}' must be text in quotes, not {type(value).__name__} {value!r:.40}")
         elif key in NONEMPTY and not value.strip():
             problems.append(f"{where}: '{key}' is empty")
-        elif (bad := text.control(value)) is not None:
-            problems.append(f"{where}: '{key}' holds {text.named(bad)}; remove it")
+        elif (bad := (text.control_or_break if key in ONE_LINE else text.control)(value)) is not None:
+            problems.append(f"{where}: '{key}' holds {text.named(bad)}; remove it"
+                            + (" (it is one line)" if key in ONE_LINE else ""))
+        elif len(value) > LONGEST.get(key, LONGEST_TEXT):
+            problems.append(f"{where}: '{key}' is {len(value)} characters, over the limit of "
+                            f"{LONGEST.get(key, LONGEST_TEXT)}; shorten it")
     documented = entry.get("documented")
     items = documented if isinstance(documented, list) else [documented]
     if "documented" in entry and not (items and all(isinstance(x, str) for x in items)):
         problems.append(f"{where}: 'documented' must be text, or a list of texts (a printed vector), "
                         f"not {documented!r:.40}")
-    elif "documented" in entry and any(text.control(x) is not None for x in items):
-        problems.append(f"{where}: 'documented' holds a control character; remove it")
+    elif "documented" in entry and any(text.control_or_break(x) is not None for x in items):
+        problems.append(f"{where}: 'documented' holds a control character or a line break; remove it")
+    elif "documented" in entry and (len(items) > MAX_DOCUMENTED_ITEMS
+                                    or any(len(x) > LONGEST["documented"] for x in items)):
+        problems.append(f"{where}: 'documented' is over its limit ({MAX_DOCUMENTED_ITEMS} texts of at most "
+                        f"{LONGEST['documented']} characters); shorten it")
     if "over" in entry and not (isinstance(entry["over"], list) and all(isinstance(x, str) for x in entry["over"])):
         problems.append(f"{where}: 'over' must be a list of claim ids")
     if "args" in entry and not isinstance(entry["args"], dict):
         problems.append(f"{where}: 'args' must be a table, e.g. {{ d_k = 64 }}")
-    if "value" in entry and not _number(entry["value"]):
-        problems.append(f"{where}: 'value' must be a number")
+    elif "args" in entry:
+        problems += args_problems(entry["args"], where)
+    if "value" in entry and not number(entry["value"]):
+        problems.append(f"{where}: 'value' must be a finite number")
     return problems
 
 
 def _parse(entry, doc, where):
     """A Claim and the problems found in one entry."""
     problems = [f"{where}: missing key '{k}'" for k in REQUIRED if k not in entry]
-    problems += [f"{where}: unknown key '{k}'" for k in entry if k not in REQUIRED + OPTIONAL]
+    problems += [f"{where}: unknown key '{k}'" + known_key(k, REQUIRED + OPTIONAL)
+                 for k in entry if k not in REQUIRED + OPTIONAL]
     problems += _text_problems(entry, where)
     if problems:
         return None, problems
@@ -327,19 +354,19 @@ def _parse(entry, doc, where):
         problems.append(f"{where}: a summary claim lists the claims it sums up in 'over' (two or more)")
     if entry.get("severity", "material") not in SEVERITIES:
         problems.append(f"{where}: severity must be one of {', '.join(SEVERITIES)}")
-    if "margin" in entry and not (_number(entry["margin"]) and entry["margin"] > 0):
-        problems.append(f"{where}: margin must be a positive number")
+    if "margin" in entry and not (number(entry["margin"]) and entry["margin"] > 0):
+        problems.append(f"{where}: margin must be a positive finite number, not {entry['margin']!r:.20}")
     band = entry.get("band")
     if band is not None and not (isinstance(band, list) and len(band) == 2
-                                 and all(isinstance(b, (int, float)) for b in band) and band[0] < band[1]
+                                 and all(number(b) for b in band) and band[0] < band[1]
                                  and entry.get("band_reason")):
         problems.append(f"{where}: band is [low, high] of the reasonable cuts, with the reason in 'band_reason'")
     if rule == "unverifiable" and not entry.get("reason"):
         problems.append(f"{where}: an unverifiable claim says why in 'reason'")
     threshold = entry.get("threshold")
-    if "threshold" in entry and not (_number(threshold) or isinstance(threshold, str)):
+    if "threshold" in entry and not (number(threshold) or isinstance(threshold, str)):
         problems.append(f"{where}: threshold must be a number or a name in reportgen/experiments/thresholds.py")
-    elif rule in ("at_least", "at_most") and not (_number(threshold) or threshold in THRESHOLDS):
+    elif rule in ("at_least", "at_most") and not (number(threshold) or threshold in THRESHOLDS):
         problems.append(f"{where}: rule '{rule}' needs a threshold: a number or one of reportgen/experiments/thresholds.py")
     if rule in ("at_least", "at_most", "interval") and not entry.get("justification"):
         problems.append(f"{where}: rule '{rule}' needs a one-line justification")

@@ -13,10 +13,18 @@ def claim_files(folder, doc):
 
 
 def read(path):
-    """A claims file as TOML: bounded, a regular file (a course's folder is input like any other)."""
+    """A claims file as TOML: bounded, a regular file in its folder (a course's folder is input
+    like any other: a symbolic link out of it is refused), nested no deeper than any claim."""
     try:
-        return tomllib.loads(inputs.read_text(path, limits.MAX_CLAIMS_BYTES, way_out="give a claims TOML file"))
+        inputs.inside(path)
+        return inputs.depth_checked(tomllib.loads(
+            inputs.read_text(path, limits.MAX_CLAIMS_BYTES, way_out="give a claims TOML file")), path)
     except inputs.InputRefused as exc:
         raise ConfigError(f"claims data: {exc}") from None
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"claims data: cannot read {path}: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"claims data: {path} is nested deeper than {limits.MAX_TOML_DEPTH} levels; "
+                          "a claims file is tables of keys and short lists") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"claims data: {path} is not valid TOML ({exc}); fix the file") from None
+    except OSError as exc:
+        raise ConfigError(f"claims data: cannot read {path}: {exc.strerror or exc}") from None

@@ -76,6 +76,7 @@ def read(catalog, folder):
             continue
         path = find(folder, doc)
         try:
+            inputs.inside(path, folder)  # a link out of the folder would make a quote a probe of any file
             data = inputs.read(path, limits.MAX_DOCUMENT_BYTES, way_out="give the document as a UTF-8 text file")
             text = data.decode("utf-8")
         except FileNotFoundError:

@@ -140,7 +140,11 @@ TAG_TEXT = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This folder is reportgen's cache; reportgen may replace or delete the entries it wrote here.\n"
 )
-FORMAT = 3  # entry layout: {"format", "key", "mac", "payload"}; 2 had an unkeyed sha256
+FORMAT = 4  # entry layout: one header line "reportgen-cache 4 KEY MAC", then the payload's JSON;
+# 3 was one JSON object {"format", "key", "mac", "payload"}, parsed whole before its MAC was checked
+MAGIC = b"reportgen-cache"
+OLDER = (b'{"format": ', b'{"key": ')  # how entries of formats 1 to 3 begin
+HEADER = re.compile(rb"reportgen-cache (\d{1,4}) ([0-9a-f]{32}) ([0-9a-f]{64})")
 NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,79}")
 DIGEST = re.compile(r"[0-9a-f]{32}")
 MAX_DEPTH = 64  # deeper JSON than any result reportgen writes is not ours
@@ -148,12 +152,37 @@ MAX_DEPTH = 64  # deeper JSON than any result reportgen writes is not ours
 OURS = re.compile(r"[a-z0-9][a-z0-9_.-]*-[0-9a-f]{32}\.(json|bin|pdf)|\..+\.tmp")
 
 
-def mac(digest, payload):
-    """HMAC-SHA256 of an entry's key and payload under the cache key (reportgen.publish.cachekey)."""
+def mac(digest, payload_bytes):
+    """HMAC-SHA256 of an entry's format, key and payload bytes under the cache key
+    (reportgen.publish.cachekey): what is checked is the bytes as stored, before any parsing."""
     from reportgen.publish import cachekey
 
-    message = digest.encode() + b"\0" + json.dumps(payload, sort_keys=True, allow_nan=True).encode()
+    message = MAGIC + b" %d " % FORMAT + digest.encode() + b"\0" + payload_bytes
     return hmac.new(cachekey.current(), message, hashlib.sha256).hexdigest()
+
+
+def entry_bytes(digest, payload):
+    """An entry as stored: the header line (format, key, MAC), then the payload's JSON."""
+    body = json.dumps(payload, sort_keys=True, allow_nan=True).encode()
+    return MAGIC + b" %d %s %s\n" % (FORMAT, digest.encode(), mac(digest, body).encode()) + body
+
+
+def _authenticated(data, digest):
+    """(payload bytes, None) of an entry whose header and MAC hold, else (None, why); why None: a
+    plain miss (an entry of another version of reportgen). Nothing here parses the payload."""
+    head, newline, body = data.partition(b"\n")
+    found = HEADER.fullmatch(head) if newline else None
+    if found is None:
+        if data.startswith(OLDER):
+            return None, None  # reportgen before format 4: one JSON object, never parsed now
+        return None, "not an entry reportgen wrote"
+    if int(found[1]) != FORMAT:
+        return None, None  # written by another version of reportgen: a plain miss
+    if found[2].decode() != digest:
+        return None, "not an entry of this key"
+    if not hmac.compare_digest(found[3], mac(digest, body).encode()):
+        return None, "its MAC does not match (not written by reportgen with this cache key)"
+    return body, None
 
 
 def _depth(value, limit=MAX_DEPTH):
@@ -234,27 +263,26 @@ class Cache:
         if not self.enabled:
             return None
         try:
-            text = self._read(self._path(name, digest)).decode("utf-8")
+            data = self._read(self._path(name, digest))  # bounded: the size is checked first
         except FileNotFoundError:
             return None
         except inputs.InputRefused as exc:
             return self._invalid(name, exc.reason)
+        body, why = _authenticated(data, digest)  # then the MAC, over the bytes as stored
+        if body is None:
+            return self._invalid(name, why) if why else None
+        try:  # only then the JSON: an entry with a valid MAC is still input, checked field by field
+            payload = json.loads(body.decode("utf-8"))
         except UnicodeDecodeError:
             return self._invalid(name, "not UTF-8 text")
-        try:
-            entry = json.loads(text)
         except (ValueError, RecursionError):
             return self._invalid(name, "not JSON")
-        if isinstance(entry, dict) and "key" in entry and entry.get("format") != FORMAT:
-            return None  # written by another version of reportgen: a plain miss
-        if not isinstance(entry, dict) or entry.get("key") != digest:
-            return self._invalid(name, "not an entry of this key")
-        payload = entry.get("payload")
         if _depth(payload) > MAX_DEPTH:
             return self._invalid(name, "nested deeper than any result")
-        if not hmac.compare_digest(str(entry.get("mac", "")), mac(digest, payload)):
-            return self._invalid(name, "its MAC does not match (not written by reportgen with this cache key)")
-        reason = check(payload) if check else None
+        try:
+            reason = check(payload) if check else None
+        except Exception:  # noqa: BLE001 (a check that trips on a malformed field: the entry is unfit)
+            reason = "a field of it is malformed"
         if reason:
             return self._invalid(name, reason)
         return payload
@@ -272,8 +300,7 @@ class Cache:
         """Save a payload under its key; False (with one warning) when the folder refuses it."""
         if not self.writable:
             return False
-        entry = {"format": FORMAT, "key": digest, "mac": mac(digest, payload), "payload": payload}
-        return self._write(self._path(name, digest), json.dumps(entry, allow_nan=True))
+        return self._write(self._path(name, digest), entry_bytes(digest, payload))
 
     def _write(self, path, data):
         try:
@@ -297,7 +324,10 @@ class Cache:
             return self._invalid(name, f"its file {exc.reason}")
         if not isinstance(meta, dict) or hashlib.sha256(data).hexdigest() != meta.get("sha256"):
             return self._invalid(name, "its file does not match its hash")
-        reason = check(data) if check else None
+        try:
+            reason = check(data) if check else None
+        except Exception:  # noqa: BLE001 (as in load: a check that trips means unfit)
+            reason = "its file is malformed"
         return self._invalid(name, reason) if reason else data
 
     def store_bytes(self, name, digest, data):

@@ -9,17 +9,19 @@ PNG, one without HTML no SVG.
 """
 
 import base64
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from reportgen import workers
-from reportgen.atomic import write_if_changed
+from reportgen.atomic import write_atomic
 from reportgen.errors import short_traceback
 from reportgen.experiments.family import Figure
 from reportgen.gcpause import paused_gc
 from reportgen.publish import cache
 
 FORMATS = ("svg", "png")
+STAGED = ".staged"  # a figure file written, not yet in place: .NAME.staged
 WAITING = object()  # a job no process has yet: drawn here while this process would wait, or by finish()
 TAKEN = object()  # a job being handed to a process (for the moment between taking it and its Future)
 
@@ -164,8 +166,58 @@ class Drawer:
         """The job's entries, drawn in this process."""
         return figure_entries(job.experiment, job.results, job.documented, self.formats)
 
+    def stage(self):
+        """Write every figure file that changes beside its name (`.NAME.staged`), before the
+        report is published: a figures folder that is full or read-only stops the build here,
+        with the previous report and its figures as they were. OSError when one cannot be
+        written (the ones staged are removed)."""
+        from reportgen.errors import ReportgenError
+
+        self.staged = []
+        try:
+            for job, entries, _ in self.drawn:
+                folder = Path(self.config.figures) / job.experiment.name
+                for e in entries:
+                    for fmt, data in files(e).items():
+                        final = folder / f"{e['slug']}.{fmt}"
+                        if final.is_file() and not final.is_symlink() and final.read_bytes() == data:
+                            continue
+                        staged = folder / f".{final.name}{STAGED}"
+                        write_atomic(staged, data)
+                        self.staged.append((staged, final))
+        except OSError as exc:  # a disk that filled up, a folder that went read-only meanwhile
+            self.discard()
+            raise ReportgenError(
+                f"cannot write the figure files in {exc.filename or self.config.figures} ({exc.strerror or exc}); "
+                "the previous report and its figures are unchanged; free space or set another 'figures' "
+                "folder, then build again") from None
+        except BaseException:
+            self.discard()
+            raise
+
+    def discard(self):
+        """Remove the staged figure files (the report was not published)."""
+        for staged, _ in getattr(self, "staged", ()):
+            staged.unlink(missing_ok=True)
+        self.staged = []
+
     def close(self):
-        """Write and cache every figure drawn."""
+        """Put the staged figure files in place (the report is published), remove the formats
+        this build did not draw, and cache the entries drawn."""
+        from reportgen import signals
+
+        if not hasattr(self, "staged"):
+            self.stage()
+        from reportgen.errors import ReportgenError
+
+        try:
+            with signals.held():  # the report and its figures: renames only, not cut in between
+                for staged, final in self.staged:
+                    os.replace(staged, final)
+        except OSError as exc:
+            raise ReportgenError(f"the report is written, but not all its figure files: cannot rename in "
+                                 f"{exc.filename or self.config.figures} ({exc.strerror or exc}); build again") from None
+        self.staged = []
         for job, entries, cached in self.drawn:
             self._store(job, entries, cached)
 
@@ -179,13 +231,10 @@ class Drawer:
         return entries.result()
 
     def _store(self, job, entries, cached=False):
-        """Write each figure's files; cache the entries unless they came from the cache.
-
-        A format this build did not draw is removed, not left from an older build's results."""
+        """Cache the entries unless they came from the cache; a format this build did not draw
+        is removed, not left from an older build's results (the files are in place: stage)."""
         folder = Path(self.config.figures) / job.experiment.name
         for e in entries:
-            for fmt, data in files(e).items():
-                write_if_changed(folder / f"{e['slug']}.{fmt}", data)
             for fmt in FORMATS:
                 if fmt not in e:
                     (folder / f"{e['slug']}.{fmt}").unlink(missing_ok=True)
