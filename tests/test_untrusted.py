@@ -1,0 +1,241 @@
+"""Issue 42: a failed build never replaces a good one, and every input is checked before the work.
+
+One test (or one parametrized test) per class of case: a damaged cache entry, a failed
+experiment, each kind of bad claims, documents.toml or config value, a link out of a course's
+folder, images limited by what they decode to, output made safe for where it goes. Each
+asserts what a user relies on: one line and exit 2 for bad input, no traceback, and the set
+published before as it was.
+"""
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import describe, invoke, snapshot
+from test_build import fake_experiment
+
+from reportgen import claims, limits
+from reportgen.errors import ConfigError
+from reportgen.experiments import EXPERIMENTS
+from reportgen.publish import cache
+
+RUN = ["build", "--profile", "quick", "--only", "worked", "--format", "html"]
+
+
+def plain_config(tmp_path, extra=""):
+    path = tmp_path / "plain.toml"
+    path.write_text(f'output = "output"\nfigures = "figures"\ncache_dir = "cache"\n{extra}', encoding="utf-8")
+    return path
+
+
+def built(tmp_path, *args):
+    result = invoke([*RUN, "--config", plain_config(tmp_path), *args], tmp_path)
+    assert result.exit_code == 0 and "Traceback" not in result.output, describe(result)
+    return result
+
+
+def one_line(result, code=2):
+    """The command failed with `code` and said why in one line, without a traceback."""
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert result.exit_code == code and len(lines) == 1 and "Traceback" not in result.output, describe(result)
+    return lines[0]
+
+
+# --- a failed build never replaces a good one ------------------------------------------------
+
+
+def _broken_run(params, seed, device, progress):
+    raise RuntimeError("deliberate failure")
+
+
+def test_a_failed_build_publishes_beside_the_good_set_and_names_the_folder(tmp_path, monkeypatch):
+    built(tmp_path)
+    before = snapshot(tmp_path / "output")
+    figures_before = snapshot(tmp_path / "figures") if (tmp_path / "figures").exists() else {}
+    monkeypatch.setitem(EXPERIMENTS, "broken", fake_experiment("broken", _broken_run))
+    result = invoke([*RUN[:4], "worked,broken", *RUN[5:], "--config", plain_config(tmp_path), "--replace"], tmp_path)
+    assert result.exit_code == 1 and "Traceback" not in result.output, describe(result)
+    assert snapshot(tmp_path / "output") == before  # the good set, as it was
+    assert (snapshot(tmp_path / "figures") if (tmp_path / "figures").exists() else {}) == figures_before
+    failed = tmp_path / "output-failed"
+    last = result.stdout.strip().splitlines()[-1]
+    assert "its report is in output-failed;" in last and "last good" in last
+    assert json.loads((failed / "results.json").read_text())["experiments"]["broken"]["status"] == "failed"
+    assert "deliberate failure" in (failed / "report.html").read_text()
+    built(tmp_path)  # the next good build publishes as ever
+
+
+# --- cache entries: authenticated, then parsed; anything malformed is a miss ----------------
+
+
+def _entry(tmp_path, digest="a" * 32):
+    return tmp_path / f"exp-{digest}.json"
+
+
+@pytest.mark.parametrize("mac", ["é".encode(), b"\xff" * 64, "é".encode() * 32, b"", b"0" * 64])
+def test_a_mac_that_is_no_ascii_hex_is_a_miss(tmp_path, mac):
+    warnings = []
+    store = cache.Cache(tmp_path, warn=warnings.append)
+    _entry(tmp_path).write_bytes(b"reportgen-cache 4 " + b"a" * 32 + b" " + mac + b"\n{}")
+    assert store.load("exp", "a" * 32) is None
+    assert len(warnings) == 1 and "ignored" in warnings[0]
+
+
+def test_the_mac_is_checked_before_any_json_is_parsed(tmp_path, monkeypatch):
+    """An unsigned entry is never parsed: its size is bounded by the read, its MAC over the bytes."""
+    store = cache.Cache(tmp_path, warn=lambda m: None)
+    _entry(tmp_path).write_bytes(b"reportgen-cache 4 " + b"a" * 32 + b" " + b"0" * 64 + b"\n[" + b"1," * 100_000 + b"1]")
+    monkeypatch.setattr(cache.json, "loads", lambda *a, **k: pytest.fail("parsed before its MAC was checked"))
+    assert store.load("exp", "a" * 32) is None
+
+
+@pytest.mark.parametrize("check, payload", [
+    (cache.check_run, {"computed_at": 5, "results": {}}),
+    (cache.check_run, {"computed_at": ["x"], "results": {}}),
+    (cache.check_figures, [{"slug": "a", "caption": "c", "alt": "a", "part": "", "png": ["x"]}]),
+    (cache.check_figures, [{"slug": {"x": 1}}]),
+    (cache.check_figures, "x"),
+    (lambda payload: payload["missing"]["deeper"], {}),  # a check that trips is a miss too
+])
+def test_a_signed_entry_with_a_malformed_field_is_a_miss(tmp_path, check, payload):
+    warnings = []
+    store = cache.Cache(tmp_path, warn=warnings.append)
+    _entry(tmp_path).write_bytes(cache.entry_bytes("a" * 32, payload))
+    assert store.load("exp", "a" * 32, check) is None
+    assert len(warnings) == 1 and "ignored" in warnings[0]
+
+
+@pytest.mark.parametrize("name", ["worked", "timings"])
+def test_a_damaged_entry_in_a_build_is_a_miss_and_the_set_stays_whole(tmp_path, name):
+    """The field edit of the audit ("é" as the MAC) on a run entry and on the timings entry:
+    one warning, exit 0, the build publishes a whole set."""
+    built(tmp_path)
+    (path,) = (tmp_path / "cache").glob(f"{name}-*.json")
+    head, body = path.read_bytes().split(b"\n", 1)
+    path.write_bytes(head.rsplit(b" ", 1)[0] + " é".encode() + b"\n" + body)
+    result = built(tmp_path)
+    assert "FAILED" not in result.output and f"cache entry for {name} ignored" in result.output
+    assert len(json.loads((tmp_path / "output" / ".reportgen-manifest.json").read_text())["files"]) >= 4
+
+
+# --- every input checked before any experiment runs -----------------------------------------
+
+BASE = {"id": "900.a", "section": "S", "quote": "q", "documented": "1", "kind": "statistical",
+        "rule": "interval", "measure": "variance.var_qk", "justification": "j", "table": "t",
+        "label": "L", "expected": "confirmed", "margin": 0.1}
+
+
+def claims_folder(tmp_path, entry=None, documents='[[document]]\nid = "900"\ntitle = "T"\n', raw=None):
+    folder = tmp_path / "claims"
+    folder.mkdir(exist_ok=True)
+    (folder / "documents.toml").write_text(documents, encoding="utf-8")
+    lines = ["[[claim]]"] + [f"{k} = {toml(v)}" for k, v in {**BASE, **(entry or {})}.items()]
+    (folder / "900.toml").write_text(raw if raw is not None else "\n".join(lines) + "\n", encoding="utf-8")
+    return folder
+
+
+def toml(value):
+    if isinstance(value, float) and value != value:
+        return "nan"
+    if isinstance(value, float) and abs(value) == float("inf"):
+        return "inf" if value > 0 else "-inf"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {toml(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, list):
+        return "[" + ", ".join(toml(v) for v in value) + "]"
+    return json.dumps(value, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("entry, words", [
+    ({"margin": float("inf")}, "margin must be a positive finite number"),
+    ({"margin": float("nan")}, "margin must be a positive finite number"),
+    ({"value": float("-inf")}, "'value' must be a finite number"),
+    ({"rule": "at_least", "threshold": float("inf")}, "threshold must be a number"),
+    ({"label": "two\nlines"}, r"'label' holds a line break \(U\+000A\)"),
+    ({"section": "x\u2028y"}, "'section' holds a line break"),
+    ({"table": "t\rx"}, "'table' holds a line break"),
+    ({"label": "::error title=x::y"}, None),  # one line: it never begins a line (see the sink tests)
+    ({"id": "900." + "a" * 241}, "'id' is 245 characters, over the limit of 64"),
+    ({"quote": "q" * 8192}, "'quote' is 8192 characters, over the limit"),
+    ({"label": "\u202eevil"}, r"'label' holds a control character \(U\+202E\)"),
+    ({"documented": ["1"] * 500}, "'documented' is over its limit"),
+    ({"documented": "1\n2"}, "'documented' holds a control character or a line break"),
+    ({"args": {"d_k": 64, "level": 1}}, "args 'level' is a confidence level from 0.5 to 0.999"),
+    ({"args": {"level": "high"}}, "args 'level' is a confidence level"),
+    ({"args": {"d_k": float("inf")}}, "args 'd_k' must be a finite number"),
+    ({"args": {"d_k": {"x": 1}}}, "args 'd_k' must be a finite number"),
+    ({"args": {"d_k": [[1]]}}, "args 'd_k' must be a list of at most"),
+    ({"colour": "red"}, "unknown key 'colour'"),
+])
+def test_bad_claims_values_are_one_line_before_any_work(tmp_path, entry, words):
+    folder = claims_folder(tmp_path, entry)
+    if words is None:
+        claims.load(folder)
+        return
+    with pytest.raises(ConfigError, match=words):
+        claims.load(folder)
+
+
+@pytest.mark.parametrize("documents, words", [
+    ("document = 5\n", "'document' must be"),
+    ('document = ["x"]\n', "'document' must be"),
+    ('[[document]]\nid = "900"\ntitle = "a\\u001b[31mred"\n', r"'title' holds a control character \(U\+001B\)"),
+    ('[[document]]\nid = "900"\ntitle = "a\\u202eb"\n', r"'title' holds a control character \(U\+202E\)"),
+    ('[[document]]\nid = "900"\ntitle = "a\\nb"\n', "'title' holds a line break"),
+    ('[[document]]\nid = "900"\ntitle = "' + "T" * 1024 + '"\n', "'title' is 1024 characters, over the limit"),
+    ('[[document]]\nid = "900"\ntitle = "T"\nkind = 5\n', "'kind' must be a string"),
+    ('[[document]]\nid = "900"\ntitle = "T"\ntitel = "T"\n', "unknown key 'titel' \\(did you mean 'title'\\?\\)"),
+])
+def test_bad_documents_toml_is_one_line(tmp_path, documents, words):
+    with pytest.raises(ConfigError, match=words):
+        claims.load(claims_folder(tmp_path, documents=documents))
+
+
+@pytest.mark.parametrize("where", ["claims", "documents", "config"])
+def test_toml_nested_500_deep_is_bad_input(tmp_path, where):
+    deep = "x = " + "[" * 500 + "]" * 500 + "\n"
+    if where == "config":
+        path = tmp_path / "deep.toml"
+        path.write_text(deep)
+        line = one_line(invoke([*RUN, "--config", path], tmp_path))
+    else:
+        folder = claims_folder(tmp_path, raw=deep if where == "claims" else None)
+        if where == "documents":
+            (folder / "documents.toml").write_text(deep)
+        line = one_line(invoke([*RUN, "--config", plain_config(tmp_path, 'claims = "claims"\n')], tmp_path))
+    assert "nested deeper than" in line
+    assert not (tmp_path / "output").exists()
+
+
+def test_a_link_out_of_the_claims_or_documents_folder_is_refused(tmp_path):
+    secret = tmp_path / "secret.toml"
+    secret.write_text("")
+    folder = claims_folder(tmp_path)
+    (folder / "900.toml").unlink()
+    (folder / "900.toml").symlink_to(secret)
+    with pytest.raises(ConfigError, match="is a symbolic link out of"):
+        claims.load(folder)
+    (folder / "900.toml").unlink()
+    (folder / "900.toml").symlink_to(folder / "documents.toml")  # a link inside the folder is fine
+    assert claims.load(folder) == []  # (documents.toml holds no [[claim]])
+
+    from reportgen.judging import documents
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "900.md").symlink_to("/etc/passwd")
+    catalog = claims.Catalog({"900": claims.Document("900", "T")}, ())
+    with pytest.raises(ConfigError, match="symbolic link out of"):
+        documents.read(catalog, notes)
+
+
+@pytest.mark.parametrize("key", ["output", "figures", "cache_dir", "documents", "claims", "logo"])
+@pytest.mark.parametrize("char", ["\n", "\r", "\u2028"])
+def test_a_line_break_in_a_path_setting_is_bad_input(tmp_path, key, char):
+    path = tmp_path / "c.toml"
+    path.write_text(f'{key} = {json.dumps("a" + char + "output=/")}\n')
+    line = one_line(invoke([*RUN, "--config", path], tmp_path))
+    assert key in line and "line break" in line
