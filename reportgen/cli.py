@@ -278,6 +278,10 @@ def check(config_file, as_json, seeds, every, record, **flags):
     if record and device != factcheck.RECORDED_ON:
         raise ConfigError(f"--record: the expected verdicts are the {factcheck.RECORDED_ON}'s (this run is on "
                           f"{device}); record them with --device {factcheck.RECORDED_ON}")
+    if record:  # a claims file --record cannot rewrite is refused before the run, not after it
+        from reportgen.claims import expected
+
+        expected.rewritable(config.profile, config.claims or None)
     rows, failed = factcheck.compare(config, Progress(config.quiet or as_json), seeds)
     if record:
         written = factcheck.record(rows, config.profile, config.claims or None)

@@ -649,16 +649,18 @@ def broken(monkeypatch):
 
 
 def test_failing_experiment_is_isolated(warm_dir, broken, quick_build):
-    """A failing experiment: exit 1, other sections still reported, failure box, marked failed in results.json."""
+    """A failing experiment: exit 1, other sections still reported, failure box, marked failed in
+    results.json; the report goes to output-failed, beside the output folder (issue 42)."""
     result = invoke(["build", "--profile", "quick", "--format", "html"], warm_dir)
     assert result.exit_code == 1, describe(result)
     assert "FAILED: broken" in result.stdout
-    page = (warm_dir / "output" / "report.html").read_text(encoding="utf-8")
+    assert not (warm_dir / "output").exists()
+    page = (warm_dir / "output-failed" / "report.html").read_text(encoding="utf-8")
     assert '<section id="variance"' in page
     section = page.split('<section id="broken"', 1)[1].split("</section>", 1)[0]
     assert 'class="failure-box"' in section
     assert "deliberate failure in the broken experiment" in section
-    doc = json.loads((warm_dir / "output" / "results.json").read_text(encoding="utf-8"))
+    doc = json.loads((warm_dir / "output-failed" / "results.json").read_text(encoding="utf-8"))
     assert doc["experiments"]["broken"]["status"] == "failed"
     assert "RuntimeError: deliberate failure" in doc["experiments"]["broken"]["error"]
     assert doc["experiments"]["variance"]["status"] == "ok"

@@ -239,3 +239,50 @@ def test_a_line_break_in_a_path_setting_is_bad_input(tmp_path, key, char):
     path.write_text(f'{key} = {json.dumps("a" + char + "output=/")}\n')
     line = one_line(invoke([*RUN, "--config", path], tmp_path))
     assert key in line and "line break" in line
+
+
+# --- check --record: valid TOML it cannot follow is refused in one line, before the run --------
+
+
+@pytest.mark.parametrize("raw, handled", [
+    ("[[claim]]\n{body}expected = 'confirmed'\n", True),  # single-quoted
+    ('[[claim]]\n{body}expected = "confirmed"  # reviewed in May\n', True),  # a trailing comment
+    ('[[claim]]  # the first\n{body}expected = "confirmed"', True),  # a header's comment, no final newline
+    ('[[claim]]\n{body}expected = "confirmed"\nnote = """see\n[[claim]]\nbelow"""\n', False),  # inside a string
+    ('[[claim]]\n{body}expected = "confirmed"\nexpected_quick = "confirmed"\n', True),
+    ('claim = [{{ id = "900.a", section = "S", quote = "q", documented = "1", kind = "statistical", '
+     'rule = "interval", measure = "variance.var_qk", justification = "j", table = "t", label = "L", '
+     'expected = "confirmed", margin = 0.1 }}]\n{none}', False),  # inline: no line to edit
+])
+def test_record_rewrites_valid_toml_or_refuses_it_in_one_line(tmp_path, raw, handled):
+    from reportgen.claims import expected
+
+    body = "".join(f"{k} = {toml(v)}\n" for k, v in BASE.items() if k != "expected")
+    folder = claims_folder(tmp_path, raw=raw.format(body=body, none=""))
+    before = (folder / "900.toml").read_text()
+    assert claims.load(folder)  # valid claims data
+    if not handled:
+        with pytest.raises(ConfigError, match="--record edits each claim's lines in place"):
+            expected.rewritable("quick", folder)
+        with pytest.raises(ConfigError):
+            expected.record({"900.a": "contradicted"}, "standard", folder)
+        assert (folder / "900.toml").read_text() == before
+        return
+    expected.rewritable("quick", folder)
+    expected.rewritable("standard", folder)
+    assert [change[1:] for change in expected.record({"900.a": "contradicted"}, "standard", folder)] == [
+        ("900.a", "confirmed", "contradicted")]
+    expected.record({"900.a": "confirmed"}, "quick", folder)
+    (claim,) = claims.load(folder)
+    assert claim.expected == {"standard": "contradicted", "quick": "confirmed"}
+    assert (folder / "900.toml").read_text().count("\n") >= before.count("\n")  # nothing else went
+
+
+def test_check_record_refuses_a_file_it_cannot_follow_before_the_run(tmp_path):
+    raw = '[[claim]]\n{body}expected = "confirmed"\nnote = """see\n[[claim]]\nbelow"""\n'
+    body = "".join(f"{k} = {toml(v)}\n" for k, v in BASE.items() if k != "expected")
+    claims_folder(tmp_path, raw=raw.format(body=body))
+    config = plain_config(tmp_path, 'claims = "claims"\n')
+    line = one_line(invoke(["check", "--profile", "quick", "--only", "variance", "--record", "--device", "cpu",
+                            "--config", config], tmp_path))
+    assert "900.toml" in line and "--record" in line
