@@ -286,3 +286,80 @@ def test_check_record_refuses_a_file_it_cannot_follow_before_the_run(tmp_path):
     line = one_line(invoke(["check", "--profile", "quick", "--only", "variance", "--record", "--device", "cpu",
                             "--config", config], tmp_path))
     assert "900.toml" in line and "--record" in line
+
+
+# --- images limited by what they decode to ---------------------------------------------------
+
+
+def _gif(screen, frame, offset=(0, 0)):
+    import struct
+
+    head = b"GIF89a" + struct.pack("<HHBBB", *screen, 0x80, 0, 0) + b"\0\0\0\xff\xff\xff"
+    return (head + b"\x2c" + struct.pack("<HHHHB", *offset, *frame, 0) + b"\x02\x02\x4c\x01\x00" + b"\x3b")
+
+
+@pytest.mark.parametrize("data, words", [
+    (_gif((1, 1), (12000, 12000)), "holds a frame of 12000×12000 pixels"),
+    (_gif((1, 1), (10, 10), offset=(60000, 60000)), "holds a frame of 60010×60010 pixels"),
+    (_gif((1, 1), (1, 1))[:-12], "damaged"),
+])
+def test_a_logo_is_limited_by_every_frame_it_decodes_to(tmp_path, data, words):
+    (tmp_path / "logo.gif").write_bytes(data)
+    line = one_line(invoke([*RUN, "--config", plain_config(tmp_path, 'logo = "logo.gif"\n')], tmp_path))
+    assert "logo" in line and words in line
+    assert not (tmp_path / "output").exists()
+
+
+def test_an_animated_png_frame_past_its_header_is_refused(tmp_path):
+    import struct
+    import zlib
+
+    def chunk(tag, body):
+        return struct.pack(">I", len(body)) + tag + body + struct.pack(">I", zlib.crc32(tag + body))
+
+    png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0))
+           + chunk(b"acTL", struct.pack(">II", 1, 0))
+           + chunk(b"fcTL", struct.pack(">IIIIIHHBB", 0, 9000, 9000, 0, 0, 1, 1, 0, 0))
+           + chunk(b"IDAT", zlib.compress(b"\0\0")) + chunk(b"IEND", b""))
+    (tmp_path / "logo.png").write_bytes(png)
+    line = one_line(invoke([*RUN, "--config", plain_config(tmp_path, 'logo = "logo.png"\n')], tmp_path))
+    assert "9000×9000" in line
+
+
+def _use_bomb(levels=8, fan=10):
+    defs = ['<path id="l0" d="M0 0h1"/>'] + [
+        f'<g id="l{i}">' + f'<use href="#l{i - 1}"/>' * fan + "</g>" for i in range(1, levels + 1)]
+    return ('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><defs>' + "".join(defs)
+            + f'</defs><use href="#l{levels}"/></svg>')
+
+
+@pytest.mark.parametrize("svg, words", [
+    (_use_bomb(), "once its <use> references are expanded"),
+    (_use_bomb(4, 40).replace("href", "xlink:href").replace(
+        'xmlns="http://www.w3.org/2000/svg"', 'xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"'),
+     "once its <use> references are expanded"),
+    ('<svg xmlns="http://www.w3.org/2000/svg"><pattern id="p"><rect fill="url(#p)"/></pattern></svg>', "refers to itself"),
+    ('<svg xmlns="http://www.w3.org/2000/svg">' + "<g>" * 3000 + "</g>" * 3000 + "</svg>", "nested deeper"),
+])
+def test_an_svg_logo_is_limited_by_what_it_expands_to(tmp_path, svg, words):
+    import time
+
+    (tmp_path / "logo.svg").write_text(svg)
+    start = time.perf_counter()
+    line = one_line(invoke([*RUN, "--config", plain_config(tmp_path, 'logo = "logo.svg"\n')], tmp_path))
+    assert words in line and time.perf_counter() - start < 5
+
+
+def test_a_small_animated_logo_still_passes(tmp_path):
+    import io
+
+    from PIL import Image
+
+    from reportgen.render import logo
+
+    frames = [Image.new("RGB", (64, 32), colour) for colour in ("red", "green", "blue")]
+    buffer = io.BytesIO()
+    frames[0].save(buffer, "GIF", save_all=True, append_images=frames[1:])
+    (tmp_path / "logo.gif").write_bytes(buffer.getvalue())
+    assert logo.read(tmp_path / "logo.gif")[0] == "gif"
+    assert logo.frames("gif", buffer.getvalue()) == [(64, 32)] * 4

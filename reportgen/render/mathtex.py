@@ -225,9 +225,24 @@ def mathml(tex, display=False):
         return Markup('<math display="{}"><mtext>{}</mtext></math>').format(mode, tex)
 
 
+MAX_NESTING = 24  # braces inside braces: a formula of a document needs a handful; 600 overran the stack
+
+
+def _nesting(tex):
+    """How deep the braces of a formula nest."""
+    deepest = depth = 0
+    for char in tex:
+        depth += (char == "{") - (char == "}")
+        deepest = max(deepest, depth)
+    return deepest
+
+
 def formula(tex, display=False, medium="screen"):
     """One formula for the medium: MathML on screen; in print, HTML markup when the formula is
-    simple enough (letters, scripts, roots, operators) and an SVG image when it is not."""
+    simple enough (letters, scripts, roots, operators) and an SVG image when it is not. One
+    nested deeper than any typesetter should recurse is shown as typed."""
+    if _nesting(tex) > MAX_NESTING:
+        return as_typed(tex)
     if medium == "screen":
         return mathml(tex, display)
     if not display:
