@@ -59,6 +59,8 @@ def _gif_frames(data):
     """The canvas and every image descriptor's extent (left + width, top + height)."""
     width, height, flags = struct.unpack("<HHB", data[6:11])
     out = [(width, height)]
+    if width * height > limits.MAX_LOGO_PIXELS:
+        return out  # refused for its canvas, whatever follows
     i = 13 + (3 << ((flags & 7) + 1) if flags & 0x80 else 0)
     while i < len(data) and len(out) <= MAX_FRAMES:
         block = data[i]
@@ -90,6 +92,8 @@ def _png_frames(data):
         body = data[i + 8 : i + 8 + length]
         if tag == b"IHDR":
             out.append(struct.unpack(">II", body[:8]))
+            if out[0][0] * out[0][1] > limits.MAX_LOGO_PIXELS:
+                break  # refused for its size, whatever follows
         elif tag == b"fcTL":
             w, h, x, y = struct.unpack(">IIII", body[4:20])
             out.append((x + w, y + h))
