@@ -105,7 +105,9 @@ class CleanError(click.ClickException):
         self.exit_code = error.exit_code
 
     def format_message(self):
-        return self.message
+        from reportgen.text import printable_lines
+
+        return printable_lines(self.message)  # a value quoted in it moves no cursor, starts no command
 
 
 def guarded(func):

@@ -18,7 +18,9 @@ class DiffInputError(click.ClickException):
     exit_code = 2
 
     def format_message(self):
-        return " ".join(self.message.split())  # always one line
+        from reportgen.text import not_a_command, printable
+
+        return not_a_command(printable(" ".join(self.message.split())))  # always one line, plain
 
 
 class _NotMeasurement(ValueError):
@@ -69,12 +71,24 @@ def _load(path):
     except OSError as exc:
         raise DiffInputError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     try:
+        doc = _printable(doc)  # every text in it, as shown on a terminal or in a log: control bytes escaped
         validate(doc, str(path))
     except RecursionError:
         raise DiffInputError(f"{path}: nested too deeply to be a reportgen results.json") from None
     except ResultsShapeError as exc:
         raise DiffInputError(f"not a reportgen results.json: {exc}") from None
     return doc
+
+
+def _printable(value):
+    """The document with every string (keys too) made printable (reportgen.text.printable)."""
+    from reportgen.text import printable
+
+    if isinstance(value, dict):
+        return {printable(k): _printable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_printable(v) for v in value]
+    return printable(value)
 
 
 @click.command(name="diff")
@@ -89,7 +103,10 @@ def diff(ctx, old, new, as_json):
     """
     from reportgen.judging import drift
 
+    from reportgen.text import printable
+
     before, after = _load(old), _load(new)
+    old, new = printable(old), printable(new)
     try:
         result = drift.compare(before, after)
         if as_json:

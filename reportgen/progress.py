@@ -110,6 +110,9 @@ class Progress:
         return self._console
 
     def _write(self, text, style=None, label=""):
+        from reportgen.text import printable_lines
+
+        text = printable_lines(text)  # a library's log line or a cache's text: no control bytes, no command
         with self._lock:
             self._last = time.perf_counter()
             if self.tty:

@@ -33,9 +33,37 @@ def console(stream=None, color=None, width=None):
 
     stream = stream or sys.stdout
     color = _colour_wanted(stream) if color is None else color
+    stream = Lines(stream)
     # force_terminal=False overrides FORCE_COLOR and TTY_COMPATIBLE: piped output stays plain.
     return Console(file=stream, color_system="auto" if color else None, force_terminal=color or stream.isatty(),
                    no_color=not color, highlight=False, markup=False, emoji=False, width=width)
+
+
+class Lines:
+    """A stream that passes whole lines on, none of which a CI log reads as a workflow command
+    (a table cell folded so that data begins a line: reportgen.text.not_a_command)."""
+
+    def __init__(self, stream):
+        self._stream, self._partial = stream, ""
+
+    def write(self, data):
+        from reportgen.text import not_a_command
+
+        *lines, self._partial = (self._partial + data).split("\n")
+        if lines:
+            self._stream.write("".join(not_a_command(line) + "\n" for line in lines))
+        return len(data)
+
+    def flush(self):
+        from reportgen.text import not_a_command
+
+        if self._partial:
+            self._stream.write(not_a_command(self._partial))
+            self._partial = ""
+        self._stream.flush()
+
+    def __getattr__(self, name):  # isatty, fileno, encoding: the stream's own
+        return getattr(self._stream, name)
 
 
 def _verdict(text, severity=""):
@@ -48,7 +76,9 @@ def _verdict(text, severity=""):
 def _cells(rows):
     from rich.text import Text
 
-    return [[x if isinstance(x, Text) else Text(str(x)) for x in row] for row in rows]
+    from reportgen.text import printable
+
+    return [[x if isinstance(x, Text) else Text(printable(str(x))) for x in row] for row in rows]
 
 
 def _short(column):

@@ -69,3 +69,34 @@ def path(value):
             raise ValueError(f"the name {part[:24]}… is {len(os.fsencode(part))} bytes, over the file system's "
                              f"limit of {NAME_MAX}; use a shorter one")
     return expanded
+
+
+# A line the GitHub Actions runner reads as a workflow command (`::error …`, `##[group]`): it
+# trims leading white space first, and colour codes may come before it.
+COMMAND_LINE = re.compile(r"^(?:\x1b\[[0-9;]*m)*\s*(?:::|##\[)")
+
+
+def printable(value):
+    """`value` with every control character, line break and bidirectional override written as
+    its escape (\\x1b, \\u202e): text from a results.json, a claims file or a cache shown on a
+    terminal or in a log moves no cursor, sets no title and starts no line."""
+    if not isinstance(value, str):
+        return value
+    return "".join(_escaped(c) if unicodedata.category(c) in ("Cc", "Zl", "Zp") or c in BIDI else c
+                   for c in value)
+
+
+def _escaped(char):
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable_lines(message):
+    """A message of several lines (our own line breaks) made safe line by line: each line's
+    control characters escaped, and no line that a log would read as a command."""
+    return "\n".join(not_a_command(printable(line)) for line in str(message).split("\n"))
+
+
+def not_a_command(line):
+    """The line, marked with a leading "| " when a CI log would read it as a workflow command."""
+    return f"| {line}" if COMMAND_LINE.match(line) else line

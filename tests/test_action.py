@@ -97,12 +97,25 @@ def evaluate(text, ctx):
 
 
 def read_pairs(path):
+    """GITHUB_OUTPUT or GITHUB_ENV as the runner reads it: `key=value` lines, and the delimiter
+    form (`key<<DELIMITER`, the value's lines, `DELIMITER`)."""
     pairs = {}
-    if path.exists():
-        for line in path.read_text().splitlines():
-            if "=" in line:
-                key, value = line.split("=", 1)
-                pairs[key] = value
+    lines = iter(path.read_text().splitlines() if path.exists() else [])
+    for line in lines:
+        equals, heredoc = line.find("="), line.find("<<")
+        if equals >= 0 and (heredoc < 0 or equals < heredoc):
+            key, value = line.split("=", 1)
+            pairs[key] = value
+        elif heredoc >= 0:
+            key, delimiter = line[:heredoc], line[heredoc + 2:]
+            value = []
+            for body in lines:
+                if body == delimiter:
+                    break
+                value.append(body)
+            else:
+                raise AssertionError(f"{key}: no closing delimiter {delimiter!r}")
+            pairs[key] = "\n".join(value)
     return pairs
 
 
@@ -313,3 +326,49 @@ def test_config_get_prints_one_setting_for_a_workflow(tmp_path):
     assert result.exit_code == 2 and "did you mean 'output'" in result.output
     listed = invoke(["config", "--config", "course.toml"], tmp_path).output
     assert 'output = "site/report"' in listed and 'only = ["variance", "worked"]' in listed
+
+
+def _step_named(name):
+    (step,) = [s for s in action()["runs"]["steps"] if s.get("name") == name]
+    return step
+
+
+def _run_step(step, cwd, env):
+    full = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", **env}
+    return subprocess.run(["bash", "-e", "-o", "pipefail", "-c", step["run"]], cwd=cwd, env=full,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_configured_folders_reach_github_output_as_one_value_each_and_pages_links_only_relative(tmp_path):
+    """Issue 42: a folder setting cannot add outputs (the delimiter form; a line break in it is
+    refused before), and the Pages index links the report by a relative path, whatever the output
+    folder is called (`javascript:alert(document.domain)` is a folder name, not a scheme)."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "pyproject.toml").write_text('[tool.reportgen]\noutput = "javascript:alert(document.domain)"\n'
+                                         'figures = "x\\" onload=\\"alert(1)"\n')
+    out = tmp_path / "github-output"
+    proc = _run_step(_step_named("Read the configured folders"), repo,
+                     {"GITHUB_OUTPUT": str(out), "CONFIG": ""})
+    assert proc.returncode == 0, proc.stderr
+    pairs = read_pairs(out)
+    assert pairs == {"output": "javascript:alert(document.domain)", "figures": 'x" onload="alert(1)',
+                     "cache_dir": ".reportgen-cache"}
+    assert not [line for line in proc.stdout.splitlines() if re.match(r"\s*(::|##\[)", line)]
+
+    (repo / "pyproject.toml").write_text('[tool.reportgen]\ncache_dir = "c\\noutput=/"\n')
+    proc = _run_step(_step_named("Read the configured folders"), repo, {"GITHUB_OUTPUT": str(out), "CONFIG": ""})
+    assert proc.returncode != 0 and "line break" in proc.stderr  # refused, in one line
+
+    for folder in (pairs["output"], pairs["figures"]):
+        (repo / folder).mkdir(parents=True)
+    (repo / pairs["output"] / "report.html").write_text("<p>report</p>")
+    site_out = tmp_path / "site-output"
+    proc = _run_step(_step_named("Lay out the site"), repo,
+                     {"GITHUB_OUTPUT": str(site_out), "RUNNER_TEMP": str(tmp_path),
+                      "OUTPUT": pairs["output"], "FIGURES": pairs["figures"]})
+    assert proc.returncode == 0, proc.stderr
+    index = (Path(read_pairs(site_out)["path"]) / "index.html").read_text()
+    hrefs = re.findall(r'(?:href|url)="?([^">]+)', index)
+    assert hrefs and all(h.startswith("./") for h in hrefs), index
+    assert "javascript:" not in index and "onload" not in index

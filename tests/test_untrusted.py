@@ -363,3 +363,58 @@ def test_a_small_animated_logo_still_passes(tmp_path):
     (tmp_path / "logo.gif").write_bytes(buffer.getvalue())
     assert logo.read(tmp_path / "logo.gif")[0] == "gif"
     assert logo.frames("gif", buffer.getvalue()) == [(64, 32)] * 4
+
+
+# --- output safe for where it goes ----------------------------------------------------------
+
+
+def _hostile_results(tmp_path):
+    """Two results.json files whose texts carry ESC/OSC sequences and log commands."""
+    import copy
+
+    from reportgen.judging import drift
+
+    evil = "\x1b]0;pwned\x07\x1b[2J\u202e::error title=x::y\n::warning::z\r##[group]g\x9b31m"
+    doc = {"schema_version": drift.SCHEMA_VERSION if hasattr(drift, "SCHEMA_VERSION") else 2,
+           "title": evil, "experiments": {evil: {"status": "ok", "results": {evil: 1.0}}},
+           "claims": [{"id": "900.a" + evil, "label": evil, "verdict": "confirmed", "status": "ok",
+                       "measured": {"value": 1.0}, "documented": evil}],
+           "provenance": {"build_time": evil}}
+    new = copy.deepcopy(doc)
+    new["claims"][0]["verdict"] = "contradicted"
+    new["provenance"]["build_time"] = evil + "2"
+    new["experiments"][evil]["results"][evil] = 2.0
+    (tmp_path / "old.json").write_text(json.dumps(doc))
+    (tmp_path / "new.json").write_text(json.dumps(new))
+
+
+@pytest.mark.parametrize("args", [[], ["--json"]])
+def test_diff_prints_no_control_bytes_and_no_log_command(tmp_path, args):
+    _hostile_results(tmp_path)
+    result = invoke(["diff", "old.json", "new.json", *args], tmp_path)
+    assert result.exit_code in (0, 1, 2), describe(result)
+    out = result.output
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", out), repr(out[:400])
+    assert not [line for line in out.splitlines() if re.match(r"\s*(::|##\[)", line)], out
+
+
+def test_a_folded_table_line_never_begins_with_a_log_command():
+    import io
+
+    from reportgen.terminal import console
+
+    buffer = io.StringIO()
+    out = console(buffer, color=False, width=20)
+    out.print("x" * 20 + "::error title=a::b", overflow="fold")
+    out.print("::warning::c")
+    lines = buffer.getvalue().splitlines()
+    assert lines and not [line for line in lines if re.match(r"\s*(::|##\[)", line)], lines
+
+
+def test_an_error_quoting_data_is_plain_and_starts_no_command(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text('"x\\n::error title=a::b\\u001b]0;t\\u0007" = 1\n')
+    result = invoke([*RUN, "--config", path], tmp_path)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", result.output)
+    assert not [line for line in result.output.splitlines() if re.match(r"\s*(::|##\[)", line)]
