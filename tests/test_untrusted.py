@@ -418,3 +418,60 @@ def test_an_error_quoting_data_is_plain_and_starts_no_command(tmp_path):
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", result.output)
     assert not [line for line in result.output.splitlines() if re.match(r"\s*(::|##\[)", line)]
+
+
+# --- a full figures folder publishes nothing --------------------------------------------------
+
+
+def _plain_run(params, seed, device, progress):
+    return {"value": float(seed)}
+
+
+def _one_figure(results, documented):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure as MplFigure
+
+    from reportgen.experiments.family import Figure
+
+    figure = MplFigure(figsize=(2, 1))
+    FigureCanvasAgg(figure)
+    figure.add_subplot().plot([0, 1], [0, results["value"]])
+    return [Figure("line", "A line.", "A line rising with the seed.", figure)]
+
+
+def test_a_full_figures_folder_publishes_nothing(tmp_path, monkeypatch):
+    """The figure files are written (staged) before the report is published: a folder that fills
+    up stops the build in one line, with the previous report and its figures as they were."""
+    import dataclasses
+    import errno
+
+    from reportgen import atomic
+    from reportgen.render import drawing
+
+    from test_build import FakeExperiment
+
+    @dataclasses.dataclass(frozen=True)
+    class Drawn(FakeExperiment):
+        def figures(self, results, documented):
+            return _one_figure(results, documented)
+
+    base = fake_experiment("drawn", _plain_run)
+    drawn = Drawn(**{f.name: getattr(base, f.name) for f in dataclasses.fields(base)})
+    monkeypatch.setitem(EXPERIMENTS, "drawn", drawn)
+    args = ["build", "--profile", "quick", "--only", "drawn", "--format", "html", "--config", plain_config(tmp_path)]
+    result = invoke(args, tmp_path)
+    assert result.exit_code == 0, describe(result)
+    report, figures = snapshot(tmp_path / "output"), snapshot(tmp_path / "figures")
+    assert any(name.endswith("line.svg") for name in figures)
+
+    def full(path, data):
+        if "figures" in str(path):
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        return atomic.write_atomic(path, data)
+
+    monkeypatch.setattr(drawing, "write_atomic", full)
+    result = invoke([*args, "--seed", "1", "-q"], tmp_path)  # another seed: another figure
+    line = one_line(result, 1)
+    assert "figure files" in line and "unchanged" in line
+    assert snapshot(tmp_path / "output") == report and snapshot(tmp_path / "figures") == figures
+    assert not list((tmp_path / "figures").rglob(".*.staged"))

@@ -56,7 +56,7 @@ SAFE_FUNCTIONS = {"translate", "matrix", "scale", "rotate", "skewx", "skewy", "u
 
 # What an SVG may grow to once every <use> (and url(#id) paint, clip or mask) is expanded: 8
 # levels of 10 <use> in 2.7 KB were 10⁸ elements, and the PDF stage ran past 217 s.
-MAX_SVG_ELEMENTS = 20_000
+MAX_SVG_ELEMENTS = 10_000  # at the limit a logo adds about 2 s to each PDF on one core
 MAX_SVG_DEPTH = 64  # elements and references nested inside each other
 URL_REF = re.compile(r"url\(\s*['\"]?#([^)'\"\s]+)")
 
