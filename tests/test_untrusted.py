@@ -475,3 +475,46 @@ def test_a_full_figures_folder_publishes_nothing(tmp_path, monkeypatch):
     assert "figure files" in line and "unchanged" in line
     assert snapshot(tmp_path / "output") == report and snapshot(tmp_path / "figures") == figures
     assert not list((tmp_path / "figures").rglob(".*.staged"))
+
+
+# --- every field up to its limit lays out ------------------------------------------------------
+
+
+def _words(n, word):
+    return " ".join([word] * (n // (len(word) + 1) + 1))[:n]
+
+
+@pytest.mark.skipif(not __import__("conftest").pdf_supported(), reason="WeasyPrint cannot load here")
+def test_every_field_at_its_limit_lays_out_in_html_and_pdf(warm_dir):
+    """The longest title, document title, section, label, quote and prose the validation lets
+    through render in report.html, the errata sheet and both PDFs (their tagging checked as
+    they are written), where a 1 KB title or an 8 KB quote failed after all the work."""
+    from reportgen.claims.fields import LONGEST, LONGEST_TEXT
+
+    from reportgen.claims import DOC_LONGEST
+
+    course = Path(__file__).resolve().parent / "course"
+    for name in ("claims", "notes"):
+        shutil.copytree(course / name, warm_dir / name)
+    documents = (warm_dir / "claims" / "documents.toml").read_text()
+    documents = re.sub(r'title = ".*"', "title = " + json.dumps(_words(DOC_LONGEST["title"], "Titleword")), documents)
+    (warm_dir / "claims" / "documents.toml").write_text(documents)
+    claims_file = warm_dir / "claims" / "week3.toml"
+    first, rest = claims_file.read_text().split("[[claim]]", 2)[1:]
+    quote = _words(LONGEST["quote"], "quoted")
+    for key, value in (("quote", quote), ("label", _words(LONGEST["label"], "Labelword")),
+                       ("section", _words(LONGEST["section"], "Section")),
+                       ("justification", _words(LONGEST_TEXT, "justify"))):
+        first = re.sub(rf'^{key} = ".*"$', f"{key} = {json.dumps(value)}", first, count=1, flags=re.M)
+    first += f"note = {json.dumps(_words(LONGEST_TEXT, 'noting'))}\n"
+    claims_file.write_text(f"[[claim]]{first}[[claim]]{rest}")
+    notes = warm_dir / "notes" / "week3.md"
+    notes.write_text(notes.read_text() + "\n\n" + quote + "\n")
+    config = (course / "reportgen.toml").read_text().replace(
+        'title = "Week 3 notes, checked"', f"title = {json.dumps(_words(limits.MAX_TITLE_CHARS, 'Reporttitle'))}")
+    (warm_dir / "reportgen.toml").write_text(config)
+    result = invoke(["build", "--config", "reportgen.toml", "--profile", "quick", "-q"], warm_dir)
+    assert result.exit_code == 0 and "Traceback" not in result.output, describe(result)
+    for name in ("report.html", "errata-week3.html", "report.pdf", "report-handout.pdf", "errata-week3.pdf"):
+        assert (warm_dir / "output" / name).stat().st_size > 1000, name
+    assert quote[:200] in (warm_dir / "output" / "errata-week3.html").read_text()
