@@ -518,3 +518,18 @@ def test_every_field_at_its_limit_lays_out_in_html_and_pdf(warm_dir):
     for name in ("report.html", "errata-week3.html", "report.pdf", "report-handout.pdf", "errata-week3.pdf"):
         assert (warm_dir / "output" / name).stat().st_size > 1000, name
     assert quote[:200] in (warm_dir / "output" / "errata-week3.html").read_text()
+
+
+@pytest.mark.parametrize("findings, words", [
+    ("beat = 5\n", "'beat' must be"),
+    ("beat = [1]\n", "'beat' must be"),
+    ('[[beat]]\nquestion = 5\nclaims = ["900.a"]\nholds = "h"\nfails = "f"\n', "'question' must be text"),
+    ('[[beat]]\nquestion = "q"\nclaims = "900.a"\nholds = "h"\nfails = "f"\n', "'claims' must be a list"),
+    ('[[beat]]\nquestion = "q\\u001b"\nclaims = ["900.a"]\nholds = "h"\nfails = "f"\n', "control character"),
+    ('[[unsaid]]\nclaims = ["900.a"]\nwhen = [1]\ntext = "t"\n', "'when' must be a list"),
+])
+def test_bad_findings_toml_is_one_line(tmp_path, findings, words):
+    folder = claims_folder(tmp_path)
+    (folder / "findings.toml").write_text(findings)
+    with pytest.raises(ConfigError, match=words):
+        claims.catalog(folder)

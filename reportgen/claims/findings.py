@@ -39,6 +39,25 @@ _BEAT_KEYS = {"question": True, "claims": True, "holds": True, "fails": True, "m
 _UNSAID_KEYS = {"claims": True, "when": True, "text": True}
 
 
+def _typed(entry, where):
+    """Texts that are one short paragraph without control characters; lists of short names."""
+    from reportgen import text
+    from reportgen.claims.fields import LONGEST_TEXT
+
+    problems = []
+    for key, value in entry.items():
+        if key in ("claims", "when"):
+            if not (isinstance(value, list) and all(isinstance(v, str) and len(v) <= 80 for v in value)):
+                problems.append(f"{where}: '{key}' must be a list of names")
+        elif not isinstance(value, str):
+            problems.append(f"{where}: '{key}' must be text in quotes, not {type(value).__name__}")
+        elif (bad := text.control(value)) is not None:
+            problems.append(f"{where}: '{key}' holds {text.named(bad)}; remove it")
+        elif len(value) > LONGEST_TEXT:
+            problems.append(f"{where}: '{key}' is {len(value)} characters, over the limit of {LONGEST_TEXT}")
+    return problems
+
+
 def load_findings(claims, folder):
     """(story, unsaid) from `folder`'s `findings.toml`; every id and placeholder it names is checked."""
     path = Path(folder) / "findings.toml"
@@ -48,10 +67,16 @@ def load_findings(claims, folder):
     ids = {c.id for c in claims}
     story, unsaid, problems = [], [], []
     for kind, cls, keys in (("beat", Beat, _BEAT_KEYS), ("unsaid", Unsaid, _UNSAID_KEYS)):
-        for i, entry in enumerate(data.get(kind, []), start=1):
+        entries = data.get(kind, [])
+        if not (isinstance(entries, list) and all(isinstance(e, dict) for e in entries)):
+            raise ConfigError(f"claims data: findings.toml: '{kind}' must be [[{kind}]] tables, not {entries!r:.40}")
+        for i, entry in enumerate(entries, start=1):
             where = f"findings.toml {kind} #{i}"
             problems += [f"{where}: missing key '{k}'" for k, required in keys.items() if required and k not in entry]
             problems += [f"{where}: unknown key '{k}'" for k in entry if k not in keys]
+            problems += _typed(entry, where)
+            if any(p.startswith(where) for p in problems):
+                continue
             named = list(entry.get("claims", [])) + [n for v in entry.values() if isinstance(v, str) for n in names(v)]
             problems += [f"{where}: names {n}, which is no claim" for n in named if n not in ids]
             problems += [f"{where}: {p} is a field reportgen.judging.prose does not fill"
