@@ -92,7 +92,9 @@ class OneLineUsage(click.Group):
             if exc.ctx is None:
                 raise
             where = exc.ctx.command_path
-            one = click.UsageError(f"{exc.format_message()} (see '{where} --help')")
+            from reportgen.text import printable_lines
+
+            one = click.UsageError(printable_lines(f"{exc.format_message()} (see '{where} --help')"))
             one.exit_code = exc.exit_code
             raise one from None
 
