@@ -15,7 +15,7 @@ from pathlib import Path
 
 from reportgen import workers
 from reportgen.atomic import write_atomic
-from reportgen.errors import short_traceback
+from reportgen.errors import ReportgenError, short_traceback
 from reportgen.experiments.family import Figure
 from reportgen.gcpause import paused_gc
 from reportgen.publish import cache
@@ -66,8 +66,10 @@ def _draw_registered(name, results, documented, formats):
 class Drawer:
     """Draws each finished experiment's figures, in worker processes when they are worth it.
 
-    `finish()` returns once every figure is drawn; `close()` writes and caches them, after
-    the report, so an interrupted build leaves the figures of the previous one as they were.
+    `finish()` returns once every figure is drawn; `stage()` writes their files beside their
+    names before the report is published, `close()` puts them in place and caches them after
+    it: a build that stops before (interrupted, a full folder) leaves the previous report and
+    its figures as they were.
     The workers are the build's (reportgen.workers), which ends them however the build ends.
     Cached figures are never redrawn. The experiments come first: a job waits for this process
     to be idle (`here`, which the experiments' scheduler calls while it waits for a worker) or
@@ -83,6 +85,7 @@ class Drawer:
         self.formats = formats_for(config.format) or FORMATS
         self.jobs = []  # (Job, cached entries, a Future (a worker's, or drawn here), WAITING or TAKEN)
         self.drawn = []  # (Job, entries, whether they came from the cache)
+        self.staged = None  # [(staged file, its final name)] once stage() ran
         self.lock = threading.Lock()  # `there` takes jobs from a feeding thread of Workers.share
 
     def submit(self, run, documented):
@@ -169,10 +172,8 @@ class Drawer:
     def stage(self):
         """Write every figure file that changes beside its name (`.NAME.staged`), before the
         report is published: a figures folder that is full or read-only stops the build here,
-        with the previous report and its figures as they were. OSError when one cannot be
-        written (the ones staged are removed)."""
-        from reportgen.errors import ReportgenError
-
+        with the previous report and its figures as they were (ReportgenError, the files staged
+        removed)."""
         self.staged = []
         try:
             for job, entries, _ in self.drawn:
@@ -197,19 +198,17 @@ class Drawer:
 
     def discard(self):
         """Remove the staged figure files (the report was not published)."""
-        for staged, _ in getattr(self, "staged", ()):
+        for staged, _ in self.staged or ():
             staged.unlink(missing_ok=True)
-        self.staged = []
+        self.staged = None
 
     def close(self):
         """Put the staged figure files in place (the report is published), remove the formats
         this build did not draw, and cache the entries drawn."""
         from reportgen import signals
 
-        if not hasattr(self, "staged"):
+        if self.staged is None:
             self.stage()
-        from reportgen.errors import ReportgenError
-
         try:
             with signals.held():  # the report and its figures: renames only, not cut in between
                 for staged, final in self.staged:
@@ -217,7 +216,7 @@ class Drawer:
         except OSError as exc:
             raise ReportgenError(f"the report is written, but not all its figure files: cannot rename in "
                                  f"{exc.filename or self.config.figures} ({exc.strerror or exc}); build again") from None
-        self.staged = []
+        self.staged = None
         for job, entries, cached in self.drawn:
             self._store(job, entries, cached)
 
