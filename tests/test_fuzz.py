@@ -41,7 +41,9 @@ NASTY_TEXT = st.sampled_from(["", " ", "\x1b]0;t\x07", "\u202e", "a\nb", "::erro
                               "\ud800", "~nobody/x", "0.99", "inf", "[[claim]]", '"""', "variance.var_qk"])
 TEXT = st.one_of(NASTY_TEXT, st.text(st.characters(codec="utf-8"), max_size=40),
                  st.text(st.characters(codec="utf-8"), max_size=300))
-NUMBER = st.one_of(st.integers(), st.integers(-(2**70), 2**70), st.floats(allow_nan=True, allow_infinity=True),
+# (no subnormal floats: a library loaded before, torch, may set flush-to-zero, which hypothesis refuses)
+NUMBER = st.one_of(st.integers(), st.integers(-(2**70), 2**70),
+                   st.floats(allow_nan=True, allow_infinity=True, allow_subnormal=False),
                    st.sampled_from([0, 1, -1, 0.99, 1.0, 0.5, 1e308, 2**63]))
 SCALAR = st.one_of(TEXT, NUMBER, st.booleans())
 VALUE = st.recursive(SCALAR, lambda inner: st.one_of(st.lists(inner, max_size=4),

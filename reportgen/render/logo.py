@@ -57,10 +57,11 @@ def frames(kind, data):
 
 def _gif_frames(data):
     """The canvas and every image descriptor's extent (left + width, top + height)."""
-    width, height, flags = struct.unpack("<HHB", data[6:11])
+    width, height = struct.unpack("<HH", data[6:10])
     out = [(width, height)]
     if width * height > limits.MAX_LOGO_PIXELS:
         return out  # refused for its canvas, whatever follows
+    flags = data[10]
     i = 13 + (3 << ((flags & 7) + 1) if flags & 0x80 else 0)
     while i < len(data) and len(out) <= MAX_FRAMES:
         block = data[i]
