@@ -17,8 +17,10 @@ FIELDS = settings.BY_NAME
 def read_file_table(path, explicit):
     """The [tool.reportgen] table of a TOML file (or the whole file when given by --config)."""
     try:
-        data = inputs.depth_checked(
-            tomllib.loads(inputs.read_text(path, limits.MAX_CONFIG_BYTES, way_out="give a TOML config file")), path)
+        data = tomllib.loads(inputs.read_text(path, limits.MAX_CONFIG_BYTES, way_out="give a TOML config file"))
+        tool = data.get("tool", {})
+        table = tool.get("reportgen") if isinstance(tool, dict) else None
+        inputs.depth_checked(table if table is not None else data if explicit else {}, path)  # what is read
     except RecursionError:
         raise ConfigError(f"{path} is nested deeper than {limits.MAX_TOML_DEPTH} levels; a config is one table "
                           "of keys (see 'reportgen config')") from None
@@ -28,8 +30,6 @@ def read_file_table(path, explicit):
         raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}; check the path") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path} is not valid TOML ({exc}); fix the file or pass another --config") from None
-    tool = data.get("tool", {})
-    table = tool.get("reportgen") if isinstance(tool, dict) else None
     if table is None:
         return data if explicit else {}
     if not isinstance(table, dict):
