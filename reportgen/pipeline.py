@@ -153,15 +153,12 @@ def build(config, progress, catalog=None, families=None):
         info["documents"] = documents.provenance(texts)
         if any(s.error for s in sections):  # never published over a good set: beside it, named
             config = drawer.config = aside.config_of(config)
-        drawer.stage()  # the figure files first: a full folder stops the build before it publishes
-        try:
+        with drawer.publishing():  # figure files staged first: a full folder stops the build before it publishes
             written = report.write(sections, catalog, info, config, timings, store, progress, pool)
-        except BaseException:
-            drawer.discard()
-            raise
     drawer.close()  # the staged figure files into place, now that the report is
     timing.remember(config, device, store, progress.durations)
-    return summary(sections, timings, written) + aside.last_line(config), [s.experiment.name for s in sections if s.error]
+    failed = [s.experiment.name for s in sections if s.error]
+    return summary(sections, timings, written) + aside.last_line(config), failed
 
 
 def summary(sections, timings, written):

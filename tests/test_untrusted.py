@@ -87,7 +87,8 @@ def test_a_mac_that_is_no_ascii_hex_is_a_miss(tmp_path, mac):
 def test_the_mac_is_checked_before_any_json_is_parsed(tmp_path, monkeypatch):
     """An unsigned entry is never parsed: its size is bounded by the read, its MAC over the bytes."""
     store = cache.Cache(tmp_path, warn=lambda m: None)
-    _entry(tmp_path).write_bytes(b"reportgen-cache 4 " + b"a" * 32 + b" " + b"0" * 64 + b"\n[" + b"1," * 100_000 + b"1]")
+    unsigned = b"reportgen-cache 4 " + b"a" * 32 + b" " + b"0" * 64 + b"\n[" + b"1," * 100_000 + b"1]"
+    _entry(tmp_path).write_bytes(unsigned)
     monkeypatch.setattr(cache.json, "loads", lambda *a, **k: pytest.fail("parsed before its MAC was checked"))
     assert store.load("exp", "a" * 32) is None
 
@@ -336,9 +337,11 @@ def _use_bomb(levels=8, fan=10):
 @pytest.mark.parametrize("svg, words", [
     (_use_bomb(), "once its <use> references are expanded"),
     (_use_bomb(4, 40).replace("href", "xlink:href").replace(
-        'xmlns="http://www.w3.org/2000/svg"', 'xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"'),
+        'xmlns="http://www.w3.org/2000/svg"',
+        'xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"'),
      "once its <use> references are expanded"),
-    ('<svg xmlns="http://www.w3.org/2000/svg"><pattern id="p"><rect fill="url(#p)"/></pattern></svg>', "refers to itself"),
+    ('<svg xmlns="http://www.w3.org/2000/svg"><pattern id="p"><rect fill="url(#p)"/></pattern></svg>',
+     "refers to itself"),
     ('<svg xmlns="http://www.w3.org/2000/svg">' + "<g>" * 3000 + "</g>" * 3000 + "</svg>", "nested deeper"),
 ])
 def test_an_svg_logo_is_limited_by_what_it_expands_to(tmp_path, svg, words):

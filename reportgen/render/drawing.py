@@ -9,6 +9,7 @@ PNG, one without HTML no SVG.
 """
 
 import base64
+import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -196,6 +197,17 @@ class Drawer:
             self.discard()
             raise
 
+    @contextlib.contextmanager
+    def publishing(self):
+        """Stage the figure files, then let the report be published (the block); a report not
+        published leaves none of them behind."""
+        self.stage()
+        try:
+            yield
+        except BaseException:
+            self.discard()
+            raise
+
     def discard(self):
         """Remove the staged figure files (the report was not published)."""
         for staged, _ in self.staged or ():
@@ -214,8 +226,9 @@ class Drawer:
                 for staged, final in self.staged:
                     os.replace(staged, final)
         except OSError as exc:
-            raise ReportgenError(f"the report is written, but not all its figure files: cannot rename in "
-                                 f"{exc.filename or self.config.figures} ({exc.strerror or exc}); build again") from None
+            where = exc.filename or self.config.figures
+            raise ReportgenError(f"the report is written, but not all its figure files: cannot rename in {where} "
+                                 f"({exc.strerror or exc}); build again") from None
         self.staged = None
         for job, entries, cached in self.drawn:
             self._store(job, entries, cached)
