@@ -536,3 +536,25 @@ def test_bad_findings_toml_is_one_line(tmp_path, findings, words):
     (folder / "findings.toml").write_text(findings)
     with pytest.raises(ConfigError, match=words):
         claims.catalog(folder)
+
+
+@pytest.mark.parametrize("kind", ["link", "file", "foreign"])
+def test_a_failed_build_never_writes_through_a_link_or_over_files_it_did_not_write(tmp_path, monkeypatch, kind):
+    built(tmp_path)
+    before = snapshot(tmp_path / "output")
+    failed = tmp_path / "output-failed"
+    if kind == "link":
+        failed.symlink_to(tmp_path / "output")
+    elif kind == "file":
+        failed.write_text("mine")
+    else:
+        failed.mkdir()
+        (failed / "report.html").write_text("mine")
+    monkeypatch.setitem(EXPERIMENTS, "broken", fake_experiment("broken", _broken_run))
+    result = invoke([*RUN[:4], "worked,broken", *RUN[5:], "--config", plain_config(tmp_path), "--replace", "-q"],
+                    tmp_path)
+    line = one_line(result, 1)
+    assert "output-failed" in line and "unchanged" in line
+    assert snapshot(tmp_path / "output") == before
+    if kind == "foreign":
+        assert (failed / "report.html").read_text() == "mine"

@@ -24,6 +24,9 @@ def folder_of(output):
 def config_of(config):
     """The config of a build that failed: its report and figures go to folder_of(output)."""
     folder = folder_of(config.output)
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        raise ReportgenError(f"this build failed; its report would go to {folder}, which is a link or a file, not a "
+                             f"folder: remove it and build again ({config.output} is unchanged)")
     mine = outputs.foreign(folder)
     if mine:
         raise ReportgenError(f"this build failed; its report would go to {folder}, which holds {', '.join(mine[:4])} "
