@@ -239,3 +239,42 @@ def test_a_build_given_any_claims_never_replaces_the_good_set_by_less(good_set, 
         else:
             manifest = json.loads((folder / "output" / ".reportgen-manifest.json").read_text())
             assert set(manifest["files"]) >= set(before) - {".reportgen-manifest.json"}
+
+
+def _paths(value, prefix=()):
+    """Every path into a JSON value (keys and indexes), the root first."""
+    yield prefix
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        yield from _paths(item, (*prefix, key))
+
+
+def _replaced(doc, path, new):
+    if not path:
+        return new
+    doc = json.loads(json.dumps(doc))
+    parent = doc
+    for key in path[:-1]:
+        parent = parent[key]
+    parent[path[-1]] = new
+    return doc
+
+
+@pytest.mark.slow
+@BUILDS
+@given(data=st.data(), as_json=st.booleans())
+def test_diff_of_a_real_results_json_with_any_part_replaced_is_an_answer_or_one_line(good_set, data, as_json):
+    real = json.loads((good_set / "output" / "results.json").read_text())
+    paths = list(_paths(real))
+    doc = real
+    for _ in range(data.draw(st.integers(1, 3))):
+        doc = _replaced(doc, data.draw(st.sampled_from(paths)), data.draw(VALUE))
+    with scratch() as folder:
+        (folder / "old.json").write_text(json.dumps(real))
+        (folder / "new.json").write_text(json.dumps(doc), errors="surrogatepass")
+        result = invoke(["diff", "old.json", "new.json", *(["--json"] if as_json else [])], folder)
+        clean = result.exception is None or isinstance(result.exception, SystemExit)
+        assert clean and result.exit_code in (0, 1, 2), describe(result)
+        hypothesis.event(f"exit {result.exit_code}")
+        assert not [line for line in result.output.splitlines() if line.lstrip().startswith("::")]
+        assert "\x1b" not in result.output
