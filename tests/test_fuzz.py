@@ -99,11 +99,12 @@ def test_any_config_is_a_value_or_one_config_error(table, raw, monkeypatch):
     with scratch() as folder:
         path = folder / "c.toml"
         path.write_text(raw if raw is not None else toml_table("", table), encoding="utf-8", errors="surrogatepass")
-        monkeypatch.chdir(folder)
-        try:
-            config.load(str(path), {}, EXPERIMENTS)
-        except ConfigError as exc:
-            assert str(exc).strip()
+        with monkeypatch.context() as mp:  # back in the folder before, once the scratch one goes
+            mp.chdir(folder)
+            try:
+                config.load(str(path), {}, EXPERIMENTS)
+            except ConfigError as exc:
+                assert str(exc).strip()
 
 
 # --- claims and documents.toml --------------------------------------------------------------

@@ -558,3 +558,12 @@ def test_a_failed_build_never_writes_through_a_link_or_over_files_it_did_not_wri
     assert snapshot(tmp_path / "output") == before
     if kind == "foreign":
         assert (failed / "report.html").read_text() == "mine"
+
+
+def test_a_cached_payload_keeps_its_key_order(tmp_path):
+    """results.json of a build from the cache is byte-identical to a cold build's: the entry keeps
+    the order of the payload's keys (the MAC covers the bytes as stored, not a sorted copy)."""
+    store = cache.Cache(tmp_path, warn=pytest.fail)
+    payload = {"computed_at": "2024-01-01T00:00:00+00:00", "results": {"zeta": 1, "alpha": [2, {"b": 1, "a": 2}]}}
+    store.store("exp", "a" * 32, payload)
+    assert json.dumps(store.load("exp", "a" * 32, cache.check_run)) == json.dumps(payload)
