@@ -32,7 +32,8 @@ def plain_label(label, doc_ids):
         text = re.sub(rf"^\s*{d}\s+(?=[A-Za-z'])", "", text)
         text = re.sub(rf"\s*\({d}'s claim\)", "", text)
         text = re.sub(rf"\b(?:at |in |of )?{d}'s\s+", lambda m: (m[0].split(doc)[0] or "") + "the document's ", text)
-        text = re.sub(rf"\b{d}\b(?!\s*[\d.,])", "the document", text)
+        # the rest, never the digits of a number ("1 000", "0.002")
+        text = re.sub(rf"(?<![\d.,])(?<![\d.,][ \u2009\u202f])\b{d}\b(?![.,]?\d)", "the document", text)
     return text.strip()
 
 
