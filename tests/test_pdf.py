@@ -300,8 +300,8 @@ def test_bibliography(pdf, quick_build):
     _, texts = pdf
     everything = re.sub(r"\s+", " ", "\n".join(texts))
     assert "B Sources and references" in everything
-    for doc in quick_build.results["documents"]:
-        assert f"[{doc}]" in everything
+    for doc in quick_build.results["documents"].values():  # by title: a reader never sees its number
+        assert same(doc["title"].rsplit(" (", 1)[0].replace("_", "")) in same(everything)
     assert "Attention Is All You Need" in everything
     assert "How to cite this report" in everything
 
@@ -425,7 +425,9 @@ def test_tagged_pdf_ua(which, request):
     assert str(root["/Lang"]) == "en"
     assert root["/ViewerPreferences"]["/DisplayDocTitle"] in (True, "true")
     roles, alts, empty, scopes = structure_roles(reader)
-    wanted = ("/Document", "/H1", "/H2", "/P", "/Table", "/TH", "/TD", "/L", "/LI")
+    wanted = ("/Document", "/H1", "/H2", "/P", "/L", "/LI")
+    if which != "handout":  # the handout's errors are sentences; it has no table
+        wanted += ("/Table", "/TH", "/TD")
     if which != "sheet":  # a sheet has no figure, no sub-section and, in print, no link
         wanted += ("/H3", "/Figure") + (("/Link",) if which == "pdf" else ())  # the handout links nowhere
         assert alts and all(a.strip() for a in alts)
@@ -433,8 +435,9 @@ def test_tagged_pdf_ua(which, request):
         assert roles.get(role), (role, sorted(roles))
     assert all(a.strip() for a in alts)
     assert empty == []
-    assert len(scopes) == roles["/TH"] and set(scopes) <= {"/Row", "/Column", "/Both"}, set(scopes)
-    assert "/IDTree" in root["/StructTreeRoot"]
+    assert len(scopes) == roles.get("/TH", 0) and set(scopes) <= {"/Row", "/Column", "/Both"}, set(scopes)
+    if roles.get("/TH"):  # header cells are named by id (reportgen.render.headercells)
+        assert "/IDTree" in root["/StructTreeRoot"]
     xmp = root["/Metadata"].get_object().get_data().decode()
     assert "pdfuaid:part" in xmp and ">1<" in xmp or 'pdfuaid:part="1"' in xmp
     assert "<dc:title>" in xmp
