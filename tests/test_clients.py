@@ -615,14 +615,16 @@ def test_search_and_permalinks_work(browser, quick_build, width):
     by its id, and words in any case; its first result is a link into the page."""
     probe, seen = load(browser, quick_build.output / "report.html", width)
     assert seen == []
-    links = evaluate(browser, "[...document.querySelectorAll('main h2 a.permalink, main h3 a.permalink')]"
-                              ".map(a => [a.getAttribute('href'), !!document.getElementById(a.getAttribute('href').slice(1))])")
+    links = evaluate(browser, "[...document.querySelectorAll('main h2 a.permalink, main h3 a.permalink')].map(a =>"
+                              " [a.getAttribute('href'), !!document.getElementById(a.getAttribute('href').slice(1))])")
     assert len(links) >= 20 and all(found for _, found in links), links[:5]
     assert "#findings" in [href for href, _ in links]
-    claim = next(c for c in quick_build.results["claims"] if c["verdict"] == "contradicted" and c["severity"] == "material")
+    claim = next(c for c in quick_build.results["claims"]
+                 if c["verdict"] == "contradicted" and c["severity"] == "material")
     found = evaluate(browser, "(() => { const q = document.getElementById('search-q'); q.value = %r;"
                               " q.dispatchEvent(new Event('input'));"
-                              " return [...document.querySelectorAll('#search-results a')].map(a => a.getAttribute('href')); })()"
+                              " return [...document.querySelectorAll('#search-results a')]"
+                              ".map(a => a.getAttribute('href')); })()"
                      % claim["id"].upper())
     assert found and all(h.startswith("#") and h != "#" for h in found), found
     assert f"#claim-{claim['id']}" in found, (claim["id"], found[:10])

@@ -146,7 +146,8 @@ def _measured(row, doc_ids):
     worst = _worst([row], "the measured value")
     if not this_run:
         return said + [("text", f", which this run contradicts: {row['sentence'].rstrip('.')}")]
-    return said + [("text", f", but this run measured {this_run}" + (f", so the document's is {worst}" if worst else ""))]
+    far = f", so the document's is {worst}" if worst else ""
+    return said + [("text", f", but this run measured {this_run}{far}")]
 
 
 def error_findings(found_doc, title, doc_ids):
