@@ -116,13 +116,15 @@ def _is_aside(text):
 
 
 def _corrected(item, doc_ids):
-    """Parts of a finding on a statement with its correct version: what the document says, and
-    the correct statement with what this run measured (named, when the correction names no number)."""
+    """Parts of a finding on a statement with its correct version: what the document says, the
+    correct statement, and what this run measured, named."""
     first = item["rows"][0]
     text = essence(item["correct"])
-    this_run = "" if re.search(r"\d", text) else _this_run(item["rows"], doc_ids)
-    return [("text", "says "), _said(first),
-            ("text", f", but {_but(text)}" + (f" (this run: {this_run})" if this_run else ""))]
+    this_run = _this_run(item["rows"], doc_ids)
+    # a correction that names a number says what was measured; report.html and the handout,
+    # with room to spare, name the measured value beside it all the same ("run-aside")
+    run = [("run-aside" if re.search(r"\d", text) else "run", this_run)] if this_run else []
+    return [("text", "says "), _said(first), ("text", f", but {_but(text)}")] + run
 
 
 def _said(row):
