@@ -475,7 +475,7 @@ def print_headings(screen):
         if depth == 0:
             appendix = title.startswith("A ")
             out.append((0, "A The claims tables and their errata sheets" if appendix else title))
-        elif not appendix:
+        elif not appendix or not re.match(r"A\.\d", title):  # the counts by document open both
             out.append((depth, title))
     return out
 
@@ -557,21 +557,34 @@ def evaluate(browser, expression):
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_contents_and_claims_filter_work(browser, quick_build, width):
-    """After the findings, the contents stay at the top while the chapters scroll and open to
-    jump anywhere; the claims filter shows only the rows asked for, by document, verdict,
-    severity and chapter; nothing loads from the network (load() reports any failed load)."""
+    """On a wide screen the contents are a sidebar beside the text, open throughout; on a phone
+    they come after the findings, stay at the top while the chapters scroll and open to jump
+    anywhere; the claims filter shows only the rows asked for, by document, verdict, severity
+    and chapter; nothing loads from the network (load() reports any failed load)."""
     probe, seen = load(browser, quick_build.output / "report.html", width)
     assert seen == []
-    order = evaluate(browser, "[document.querySelector('#findings'), document.querySelector('nav.sticky-toc')]"
-                              ".map(e => e.getBoundingClientRect().top + scrollY)")
-    assert order[0] < order[1], "the contents come after the findings"
-    evaluate(browser, "document.querySelector('#reading').scrollIntoView()")
-    top = evaluate(browser, "document.querySelector('nav.sticky-toc').getBoundingClientRect().top")
-    assert abs(top) < 1, "the contents stay at the top of the screen"
-    evaluate(browser, "document.querySelector('#toc-details summary').click()")
-    evaluate(browser, "document.querySelector('#toc-details a[href=\"#appendix\"]').click()")
-    assert abs(evaluate(browser, "document.querySelector('#appendix').getBoundingClientRect().top")) < 200
-    assert not evaluate(browser, "document.getElementById('toc-details').open"), "a jump closes the contents"
+    if width >= 1152:  # 72rem: screen.css's sidebar
+        box = evaluate(browser, "(() => { const n = document.querySelector('nav.sticky-toc').getBoundingClientRect(),"
+                                " m = document.querySelector('main').getBoundingClientRect();"
+                                " return [n.right, m.left, n.top, n.height, innerHeight]; })()")
+        assert box[0] <= box[1], "the sidebar is beside the text, not over it"
+        evaluate(browser, "document.querySelector('#reading').scrollIntoView()")
+        assert evaluate(browser, "document.getElementById('toc-details').open")
+        assert abs(evaluate(browser, "document.querySelector('nav.sticky-toc').getBoundingClientRect().top")) < 1
+        evaluate(browser, "document.querySelector('#toc-details a[href=\"#appendix\"]').click()")
+        assert abs(evaluate(browser, "document.querySelector('#appendix').getBoundingClientRect().top")) < 200
+        assert evaluate(browser, "document.getElementById('toc-details').open"), "the sidebar stays open"
+    else:
+        order = evaluate(browser, "[document.querySelector('#findings'), document.querySelector('nav.sticky-toc')]"
+                                  ".map(e => e.getBoundingClientRect().top + scrollY)")
+        assert order[0] < order[1], "the contents come after the findings"
+        evaluate(browser, "document.querySelector('#reading').scrollIntoView()")
+        top = evaluate(browser, "document.querySelector('nav.sticky-toc').getBoundingClientRect().top")
+        assert abs(top) < 1, "the contents stay at the top of the screen"
+        evaluate(browser, "document.querySelector('#toc-details summary').click()")
+        evaluate(browser, "document.querySelector('#toc-details a[href=\"#appendix\"]').click()")
+        assert abs(evaluate(browser, "document.querySelector('#appendix').getBoundingClientRect().top")) < 200
+        assert not evaluate(browser, "document.getElementById('toc-details').open"), "a jump closes the contents"
 
     claims = quick_build.results["claims"]
     total = evaluate(browser, "document.querySelectorAll('#appendix tr.claim').length")
@@ -594,3 +607,35 @@ def test_contents_and_claims_filter_work(browser, quick_build, width):
     assert in_chapter and shown(verdict="", severity="", doc="", family="variance") == in_chapter
     assert "of" in evaluate(browser, "document.getElementById('claims-shown').textContent")
     assert len(shown(family="")) == len(claims)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_search_and_permalinks_work(browser, quick_build, width):
+    """Every chapter and section heading carries a permalink to itself; the search finds a claim
+    by its id, and words in any case; its first result is a link into the page."""
+    probe, seen = load(browser, quick_build.output / "report.html", width)
+    assert seen == []
+    links = evaluate(browser, "[...document.querySelectorAll('main h2 a.permalink, main h3 a.permalink')].map(a =>"
+                              " [a.getAttribute('href'), !!document.getElementById(a.getAttribute('href').slice(1))])")
+    assert len(links) >= 20 and all(found for _, found in links), links[:5]
+    assert "#findings" in [href for href, _ in links]
+    claim = next(c for c in quick_build.results["claims"]
+                 if c["verdict"] == "contradicted" and c["severity"] == "material")
+    found = evaluate(browser, "(() => { const q = document.getElementById('search-q'); q.value = %r;"
+                              " q.dispatchEvent(new Event('input'));"
+                              " return [...document.querySelectorAll('#search-results a')]"
+                              ".map(a => a.getAttribute('href')); })()"
+                     % claim["id"].upper())
+    assert found and all(h.startswith("#") and h != "#" for h in found), found
+    assert f"#claim-{claim['id']}" in found, (claim["id"], found[:10])
+    assert evaluate(browser, "(() => { const q = document.getElementById('search-q'); q.value = 'KURTOSIS';"
+                             " q.dispatchEvent(new Event('input'));"
+                             " return document.querySelectorAll('#search-results a').length; })()") > 0
+    first = evaluate(browser, "document.querySelector('#search-results a').getAttribute('href')")
+    evaluate(browser, "document.getElementById('search').requestSubmit()")
+    assert evaluate(browser, "location.hash") == first
+    nothing = evaluate(browser, "(() => { const q = document.getElementById('search-q'); q.value = 'zzqqxx';"
+                                " q.dispatchEvent(new Event('input'));"
+                                " return [document.querySelectorAll('#search-results li').length,"
+                                " document.getElementById('search-status').textContent]; })()")
+    assert nothing == [0, "0 places"]

@@ -65,8 +65,8 @@ class PageCheck(HTMLParser):
             self.math_depth += 1
         elif self.math_depth and tag not in safemarkup.MATHML_ELEMENTS:
             self.problems.append(f"<{tag}> inside <math>")
-        if tag == "form" and dict(attrs).get("id") == "claims-filter" and "action" not in dict(attrs):
-            pass  # the claims filter: no action, it submits nowhere
+        if tag == "form" and dict(attrs).get("id") in ("claims-filter", "search") and "action" not in dict(attrs):
+            pass  # the claims filter and the search: no action, they submit nowhere
         elif tag == "script" and not attrs and not self.math_depth:
             self.script = []  # ours only if its body is one the template writes (checked at its end)
         elif tag in BAD_ELEMENTS and not (tag in ("style", "a", "link") and self._ours(tag, attrs)):

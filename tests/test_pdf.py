@@ -300,8 +300,8 @@ def test_bibliography(pdf, quick_build):
     _, texts = pdf
     everything = re.sub(r"\s+", " ", "\n".join(texts))
     assert "B Sources and references" in everything
-    for doc in quick_build.results["documents"]:
-        assert f"[{doc}]" in everything
+    for doc in quick_build.results["documents"].values():  # by title: a reader never sees its number
+        assert same(doc["title"].rsplit(" (", 1)[0].replace("_", "")) in same(everything)
     assert "Attention Is All You Need" in everything
     assert "How to cite this report" in everything
 
@@ -425,7 +425,9 @@ def test_tagged_pdf_ua(which, request):
     assert str(root["/Lang"]) == "en"
     assert root["/ViewerPreferences"]["/DisplayDocTitle"] in (True, "true")
     roles, alts, empty, scopes = structure_roles(reader)
-    wanted = ("/Document", "/H1", "/H2", "/P", "/Table", "/TH", "/TD", "/L", "/LI")
+    wanted = ("/Document", "/H1", "/H2", "/P", "/L", "/LI")
+    if which != "handout":  # the handout's errors are sentences; it has no table
+        wanted += ("/Table", "/TH", "/TD")
     if which != "sheet":  # a sheet has no figure, no sub-section and, in print, no link
         wanted += ("/H3", "/Figure") + (("/Link",) if which == "pdf" else ())  # the handout links nowhere
         assert alts and all(a.strip() for a in alts)
@@ -433,8 +435,9 @@ def test_tagged_pdf_ua(which, request):
         assert roles.get(role), (role, sorted(roles))
     assert all(a.strip() for a in alts)
     assert empty == []
-    assert len(scopes) == roles["/TH"] and set(scopes) <= {"/Row", "/Column", "/Both"}, set(scopes)
-    assert "/IDTree" in root["/StructTreeRoot"]
+    assert len(scopes) == roles.get("/TH", 0) and set(scopes) <= {"/Row", "/Column", "/Both"}, set(scopes)
+    if roles.get("/TH"):  # header cells are named by id (reportgen.render.headercells)
+        assert "/IDTree" in root["/StructTreeRoot"]
     xmp = root["/Metadata"].get_object().get_data().decode()
     assert "pdfuaid:part" in xmp and ">1<" in xmp or 'pdfuaid:part="1"' in xmp
     assert "<dc:title>" in xmp
@@ -475,15 +478,26 @@ def test_handout_has_no_internal_ids(handout, quick_build):
     ids = r"(?<![\d.,])(?<!\d )(?<!\d\u2009)(?<!\d\u202f)\b00\d\b(?![.,]\d)"
     assert not re.search(ids, everything), re.search(r".{40}" + ids + r".{40}", everything)
     assert not re.search(r"\bTable A\d", everything)
-    labels = {c["label"] for c in quick_build.results["claims"] if len(c["label"]) > 25}
-    assert [label for label in labels if same(label) in everything] == []
+    # a label may name a measured value once its document number is out (plainwords.plain_label)
+    numbered = {c["label"] for c in quick_build.results["claims"] if re.search(ids, c["label"])}
+    assert [label for label in numbered if same(label) in everything] == []
 
 
-def test_handout_tables_keep_their_header(handout):
-    """A table that runs onto another page repeats its header row there."""
+def test_handout_names_every_number(handout):
+    """Each material error is a sentence, not a column of numbers: no run of bare values set
+    side by side ('0.45505423; 0.24797988; …')."""
     _, texts = handout
-    pages = [i for i, t in enumerate(texts) if "Says" in t and "Correct" in t]
-    assert pages and pages == list(range(pages[0], pages[-1] + 1))
+    everything = same("\n".join(texts))
+    bare = r"(?<![\w.])-?\d+\.\d+; -?\d+\.\d+; "
+    assert not re.search(bare, everything), re.search(r".{60}" + bare + r".{20}", everything)
+
+
+def test_findings_fit_on_two_pages(pdf):
+    """report.pdf's findings, what an instructor reads first, take at most two pages: they
+    open page 2 and chapter 1 starts a page of its own at most two pages on."""
+    _, texts = pdf
+    reading = next(n for n, text in enumerate(texts) if n > 1 and "1 How to read this report" in text)
+    assert reading - 1 <= 2, f"the findings take pages 2 to {reading}"
 
 
 # --- the errata sheets ------------------------------------------------------------------------

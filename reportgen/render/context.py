@@ -20,7 +20,7 @@ from reportgen.judging import story
 from reportgen.judging.documents import FIXED, GONE, STATES, UNMATCHED
 from reportgen.judging.tally import coverage, family_wise, statements, tally, verdict_counts
 from reportgen.judging.verdicts import VERDICTS
-from reportgen.render import errata
+from reportgen.render import errata, plainwords
 
 ERRORS = ("contradicted",)  # verdicts that say a document is wrong (material or minor)
 IN_PART = ("partly",)  # verdicts that say it is right in some setups only
@@ -97,12 +97,34 @@ def covered(section, documents):
     own = [c for c in section.experiment.covers if c.doc in documents]
     named = {c.doc for c in section.experiment.covers}
     more = [Source(j.claim.doc, j.claim.section) for j in section.judged if j.claim.doc not in named]
-    return [str(c) for c in dict.fromkeys(own + more)]
+    return list(dict.fromkeys(own + more))
 
 
-def chapters_and_appendix(sections, config, documents=None):
+def covered_sections(covers, titles):
+    """A chapter's sources as [{title, sections}], one per document in order of first mention:
+    a reader sees the document's title, never its number."""
+    out = {}
+    for source in covers:
+        out.setdefault(source.doc, {"title": titles.get(source.doc, source.doc), "sections": []})["sections"].append(
+            source.section)
+    return list(out.values())
+
+
+def undecided_caveat(judged):
+    """The caption's warning for figures of a chapter whose evidence cannot decide (a language
+    model that did not learn: Measurement.undecided), in the measure's own words; '' otherwise."""
+    for j in (x for j in judged for x in (j, *getattr(j, "setups", ()))):
+        why = getattr(j.measurement, "undecided", "") if j.measurement is not None else ""
+        if why:
+            return f"Read with care: {why}; no verdict rests on what this figure shows."
+    return ""
+
+
+def chapters_and_appendix(sections, config, documents=None, titles=None):
     """Numbered chapters (data tables, figures) and the appendix of claims tables, by chapter;
-    `documents`: the ids this build checks (default: every document a family names)."""
+    `documents`: the ids this build checks (default: every document a family names); `titles`
+    names each document (id -> short title) in the chapters' lines of sources."""
+    titles = titles or {}
     chapters, appendix, rows = [], [], {}
     fig_no = tab_no = claims_no = 0
     for index, s in enumerate(sections):
@@ -114,6 +136,7 @@ def chapters_and_appendix(sections, config, documents=None):
         for fig, files in s.figures:
             parts.setdefault(fig.part, {"title": fig.part, "figures": [], "tables": []})["figures"].append((fig, files))
         group = {"number": number, "slug": s.experiment.name, "title": s.experiment.title, "tables": []}
+        caveat = undecided_caveat(s.judged)
         titled = 0
         for part in parts.values():
             if part["title"]:
@@ -131,6 +154,7 @@ def chapters_and_appendix(sections, config, documents=None):
                             for medium, fmt, mime in (("screen", "svg", "svg+xml"), ("print", "png", "png"))
                             if fmt in files},
                     "files": _figure_files(config, s.experiment.name, fig.slug, files),
+                    "caveat": caveat,
                 })
             for t in part["tables"]:
                 if isinstance(t, Table):
@@ -158,7 +182,7 @@ def chapters_and_appendix(sections, config, documents=None):
             "experiment": s.experiment,
             "title": s.experiment.title,
             "formulas": list(s.experiment.formulas),
-            "covers": covered(s, documents) if documents is not None else [str(c) for c in s.experiment.covers],
+            "covers": covered_sections(covered(s, documents) if documents is not None else s.experiment.covers, titles),
             "section": s,
             "parts": list(parts.values()),
             "counts": verdict_counts(s.judged),
@@ -211,12 +235,14 @@ def findings(sections, catalog, rows, chapters):
         for section, section_rows in found["material"].items():
             items, tables = _errors_of_section(section_rows)
             material.append({"section": section, "items": items, "tables": tables, "rows": section_rows})
-        documents.append({
+        entry = {
             "doc": doc, "title": d.title if d else doc, "counts": verdict_counts(mine), "total": len(mine),
             "material": material,
             "n_material": sum(1 for j in mine if severity(j) == "material" and j.quote_state != FIXED),
             "minor": found["minor"], "partly": found["partly"],
-        })
+        }
+        entry["findings"] = plainwords.error_findings(entry, entry["title"], list(catalog.documents))
+        documents.append(entry)
     right = []
     for chapter in chapters:
         s = chapter["section"]
@@ -310,8 +336,11 @@ def build_fields(config, info, build):
     parts += [p + "." for p in (config.course, config.institution if config.author else "") if p]
     if config.url:
         parts.append(f"{config.url}.")
-    parts.append(citation.identity(info, build) + ".")
-    return {"build": build, "cite": " ".join(parts), "bibtex": citation.report_bibtex(config, info, build)}
+    identity = citation.identity(info, build) + "."
+    # The handout's students cite the course and the day; the build's details go in its small print.
+    handout = [parts[0].replace(f"({when.year})", f"({when.date().isoformat()})", 1), *parts[1:]]
+    return {"build": build, "cite": " ".join(parts + [identity]), "handout_cite": " ".join(handout),
+            "identity": identity, "bibtex": citation.report_bibtex(config, info, build)}
 
 
 def title_block(config, info, build):
@@ -353,7 +382,8 @@ def key_figures(chapters):
 
 def context(sections, catalog, info, config, build):
     """Everything the templates show, for one build."""
-    chapters, appendix, rows = chapters_and_appendix(sections, config, set(catalog.documents))
+    titles = {d: errata.short_title(doc.title) for d, doc in catalog.documents.items()}
+    chapters, appendix, rows = chapters_and_appendix(sections, config, set(catalog.documents), titles)
     found = findings(sections, catalog, rows, chapters)
     found["story"] = story.story(catalog, rows, chapters, sections)
     found["unsaid"] = story.unsaid(catalog, rows)
@@ -364,7 +394,6 @@ def context(sections, catalog, info, config, build):
     return {
         "meta": meta,
         "sheets": sheets,
-        "handout_errors": errata.handout_errors(found, documents),
         "info": info,
         "sections": chapters,
         "appendix": appendix,
@@ -378,6 +407,8 @@ def context(sections, catalog, info, config, build):
         "n_statements": found["n_statements"],
         "n_checks": found["tally"]["checks"],
         "n_documents": len(catalog.documents),
+        "doc_ids": list(catalog.documents),  # the numbers plain_label takes out of a row's label
+        "doc_titles": titles,  # a reader sees a document's title, never its number
         "verdicts": VERDICTS,
         "level": f"{LEVEL:.0%}",  # every interval's level, for the sentences that name it
         "miss_rate": f"{1 - LEVEL:.0%}",

@@ -1,4 +1,4 @@
-"""One errata sheet per document, and the handout's table of material errors, from the report's context.
+"""One errata sheet per document, from the report's context.
 
 A sheet is for the instructor who teaches from one document: how to cite it, its counts,
 its material errors beside the correct statement, its minor slips, then every statement
@@ -91,26 +91,6 @@ def sheets(catalog, rows, found, documents, profile_warning):
             "unchecked": [u for u in catalog.unchecked if u.doc == doc],
             "profile_warning": profile_warning,
         })
-    return out
-
-
-def handout_errors(found, documents):
-    """The handout's one table of material errors: a row per document and section, in plain words."""
-    kinds = {d["id"]: d for d in documents}
-    out = []
-    for d in found["documents"]:
-        for group in d["material"]:
-            rows = group["rows"]
-            correct = next((item["correct"] for item in group["items"] if item["correct"]), "")
-            out.append({
-                "document": short_title(d["title"]),
-                "kind": kinds.get(d["doc"], {}).get("kind", ""),
-                "section": group["section"],
-                "quote": rows[0]["quote"],
-                "more_quotes": len({r["quote"] for r in rows}) > 1,
-                "measured": [v["headline"] for r in rows for v in measured_values(r)],
-                "correct": correct,
-            })
     return out
 
 

@@ -89,7 +89,7 @@ def environment(medium):
     renders a dozen pages (compiling them afresh each time was a second of every build)."""
     import jinja2
 
-    from reportgen.render import columns, mathtex
+    from reportgen.render import columns, mathtex, plainwords
 
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates())),
@@ -102,7 +102,7 @@ def environment(medium):
     env.filters["plain"] = mathtex.plain
     env.filters["quote"] = lambda text: mathtex.quote(text, medium)
     env.globals["tex"] = lambda tex, display=False: mathtex.formula(tex, display, medium)
-    env.globals["medium"] = medium
+    env.globals.update(medium=medium, plain_label=plainwords.plain_label)  # a row's label without document numbers
     env.globals["column_widths"] = columns.widths  # print tables: fixed layout, widths from their text
     env.filters["running"] = running_title
     return env
@@ -147,7 +147,7 @@ def render_html(ctx, medium="screen", template="report.html.j2"):
 def render_sheet(ctx, sheet, medium):
     """One document's errata sheet as HTML; it gets nothing of the build as a whole (no build id,
     no overall counts), so its PDF stays cached while the other documents change."""
-    meta = {k: v for k, v in ctx["meta"].items() if k not in ("build", "cite")}
+    meta = {k: v for k, v in ctx["meta"].items() if k not in ("build", "cite", "identity")}
     own = {"meta": meta, "info": ctx["info"], "level": ctx["level"], "verdicts": ctx["verdicts"],
            "formats": ctx["formats"], "n_documents": ctx["n_documents"], "sheet": sheet}
     return render_html(own, medium, "errata.html.j2")

@@ -5,9 +5,9 @@ from reportgen.experiments.gradients.params import PARAMS
 from reportgen.experiments.sources import Source
 
 # Sub-headings of the section, shared by its tables and figures.
-PART_DOC = "000's Jacobian table, recomputed"
+PART_DOC = "The tutorial's Jacobian table, recomputed"
 PART_FORMULA = "The Jacobian formula, checked three ways"
-PART_001 = "001's gradient examples and exercise 5"
+PART_001 = "The Section 5.3 notes' gradient examples and exercise 5"
 PART_NORMS = "Jacobian norms against the logit scale and d_k"
 PART_LAYER = "One attention layer at initialization"
 PART_DEPTH = "A stack of pre-LayerNorm attention blocks"

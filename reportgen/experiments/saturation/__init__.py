@@ -5,12 +5,12 @@ from reportgen.experiments.saturation.params import PARAMS
 from reportgen.experiments.sources import Source
 
 # Sub-headings of the section, shared by its tables and figures.
-PART_BEHAVIOR = "000's softmax_behavior_demo, rerun"
-PART_EXAMPLES = "The worked examples of 000 and 001, recomputed"
-PART_002 = "002's matrix example"
-PART_EXERCISE = "001 exercise 2: softmax([x, 0, 0, 0])"
+PART_BEHAVIOR = "The tutorial's softmax demonstration, rerun"
+PART_EXAMPLES = "The worked examples of the tutorial and the Section 5.3 notes, recomputed"
+PART_002 = "The Day 74 notes' matrix example"
+PART_EXERCISE = "Exercise 2 of the Section 5.3 notes: softmax([x, 0, 0, 0])"
 PART_SWEEP = "Largest weight and entropy against d_k and n"
-PART_FIGURE = "000's figure, rerun: seed 42, d_k = 64, ten positions"
+PART_FIGURE = "The tutorial's figure, rerun: seed 42, d_k = 64, ten positions"
 PART_STABILITY = "Naive and max-subtracted softmax in low precision"
 
 EXPERIMENT = Experiment(

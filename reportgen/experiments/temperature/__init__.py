@@ -6,7 +6,7 @@ from reportgen.experiments.temperature.params import PARAMS
 
 # Sub-headings of the section, shared by its tables and figures.
 PART_SWEEP = "softmax(s/T) from T = 0.01 to 1000"
-PART_TAU = "001 exercise 4: τ = 0.5√d_k, √d_k and 2√d_k"
+PART_TAU = "Exercise 4 of the Section 5.3 notes: τ = 0.5√d_k, √d_k and 2√d_k"
 PART_BALANCED = "Balanced scaling: q and k each times d_k^(−1/4)"
 PART_COSINE = "Cosine attention"
 PART_SDPA = "Our attention against torch's scaled_dot_product_attention"

@@ -6,8 +6,8 @@ from reportgen.experiments.variance.params import PARAMS
 
 # Sub-headings of the section, shared by its tables and figures.
 PART_SWEEP = "Variance, shape and unit vectors across d_k"
-PART_000 = "000's tables, recomputed"
-PART_002 = "002's experiment: 1 000 dot products per dimension"
+PART_000 = "The tutorial's tables, recomputed"
+PART_002 = "The Day 74 notes' experiment: 1 000 dot products per dimension"
 PART_INIT = "The premise: unit-variance q and k at initialization"
 PART_DEMOS = "The small demonstrations"
 

@@ -5,11 +5,11 @@ from reportgen.experiments.sources import Source
 from reportgen.experiments.worked.params import PARAMS
 
 # Sub-headings of the section, shared by its tables (and figures, when it has any).
-PART_STEPS = "002's 'Money Bank Grows' example, Steps 1 to 5"
-PART_SECOND = "002's softmax comparison and its percentages"
-PART_VARIANCE = "002's variance arithmetic"
-PART_MODELS = "000's table of models"
-PART_EXERCISES = "001's exercises"
+PART_STEPS = "The Day 74 notes' 'Money Bank Grows' example, Steps 1 to 5"
+PART_SECOND = "The Day 74 notes' softmax comparison and its percentages"
+PART_VARIANCE = "The Day 74 notes' variance arithmetic"
+PART_MODELS = "The tutorial's table of models"
+PART_EXERCISES = "The Section 5.3 notes' exercises"
 PART_ROWS = "Random attention rows: what the summary tables are judged on"
 PART_SUMMARIES = "The summary tables, row by row"
 

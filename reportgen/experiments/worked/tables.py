@@ -36,10 +36,10 @@ ELSEWHERE = (
      "Dot-product variance and the √d_k scale › The small demonstrations"),
     (Source("002", "Step-by-Step Matrix Calculation Example"),
      "Step 3's QKᵀ as a matrix, the rounded √3, Step 4's scaled matrix and its variances (np.var)",
-     "Softmax saturation › 002's matrix example"),
+     "Softmax saturation › The Day 74 notes' matrix example"),
     (Source("002", "Detailed Softmax Comparison with Matrix Example"),
      "'Original Matrix' = Step 3's QKᵀ, its Scaled Matrix, the exps, sums and row-1 probabilities",
-     "Softmax saturation › 002's matrix example"),
+     "Softmax saturation › The Day 74 notes' matrix example"),
     (Source("004", "4. Performance Comparison"), "Softmax State at d_k = 64 (checked here at d_k = 512)",
      "Temperature and the alternatives to √d_k › softmax(s/T) from T = 0.01 to 1000"),
     (Source("000", "Deep Networks"), "Saturated attention in early layers creates severe gradient bottlenecks",
@@ -55,13 +55,13 @@ ELSEWHERE = (
 EXERCISES = (
     (1, "For d_k = 512, what's the standard deviation of unscaled scores?", None),
     (2, "Plot softmax([x, 0, 0, 0]) as x varies from 0 to 10. Where does it saturate?",
-     "Softmax saturation › 001 exercise 2: softmax([x, 0, 0, 0])"),
+     "Softmax saturation › Exercise 2 of the Section 5.3 notes: softmax([x, 0, 0, 0])"),
     (3, "Train attention with and without scaling. Compare learning curves.",
      "Training with and without the scale: associative recall"),
     (4, "Try τ = 0.5√d_k, √d_k, 2√d_k. How do attention patterns differ?",
-     "Temperature and the alternatives to √d_k › 001 exercise 4: τ = 0.5√d_k, √d_k and 2√d_k"),
+     "Temperature and the alternatives to √d_k › Exercise 4 of the Section 5.3 notes: τ = 0.5√d_k, √d_k and 2√d_k"),
     (5, "Compute ∂softmax/∂input for peaked vs uniform distributions.",
-     "Gradients through the softmax and through attention › 001's gradient examples and exercise 5"),
+     "Gradients through the softmax and through attention › The Section 5.3 notes' gradient examples and exercise 5"),
 )
 
 
