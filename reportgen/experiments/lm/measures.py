@@ -264,12 +264,12 @@ def not_faster_configs(results, variant="scaled", reference="unscaled", margin=0
     (at most (1 − margin) × its steps), each a paired interval of the steps ratio over seeds."""
     s = Sweep(results)
     keys = sorted((k for k in s.configs if s.has(k, variant) and s.has(k, reference)), key=s.dk)
-    c, detail = Conditions(), []
+    c, detail, unreached = Conditions(), [], []
     for k in keys:
         try:
             _, sv, sr, _, _ = s.steps_pair(k, variant, reference)
-        except MeasureUnavailable:
-            c.fixed(f"{variant} faster at {name(s, k)}", False)
+        except MeasureUnavailable:  # a comparison that cannot be made is no evidence either way
+            unreached.append(name(s, k))
             detail.append((name(s, k), "the target is not reached"))
             continue
         mean = c.add(f"{variant} faster at {name(s, k)}", [a / b for a, b in zip(sv, sr)],
@@ -278,7 +278,9 @@ def not_faster_configs(results, variant="scaled", reference="unscaled", margin=0
     return count_measurement(c, s.n_seeds, f"of {len(keys)} configurations: {variant} not faster than "
                              f"{reference} to the shared target" + (f" by {margin:.0%}" if margin else "")
                              + f", each at its fastest rate, paired over {s.n_seeds} seeds",
-                             detail=detail, undecided=s.gate(*keys))
+                             detail=detail, undecided=s.gate(*keys) or (
+                                 f"no rate takes every seed to the shared target at {', '.join(unreached)}"
+                                 if unreached else ""))
 
 
 def _slow_or_unstable(s, key, slower, margin, variant, reference):

@@ -17,7 +17,8 @@ STARTS = (("learned", "from 1/√d_k"), ("learned_from_1", "from 1"), ("learned_
 
 
 def _label(s, v):
-    return f"{v}: {s.labels[v]}"
+    """A legend's words for a variant: its label (what it does to the scores), never its code name."""
+    return s.labels[v]
 
 
 def sensitivity_figure(results):
@@ -72,11 +73,11 @@ def learning_curve_figure(results):
         for v in MAIN:
             lr = s.tuned(d, v)
             steps, m, lo, hi = _curve(s, d, v, lr, "loss")
-            ax.plot(steps, m, color=COLORS[v], label=f"{v} ({lr_text(lr)})")
+            ax.plot(steps, m, color=COLORS[v], label=f"{s.labels[v]} (rate {lr_text(lr)})")
             ax.fill_between(steps, lo, hi, color=COLORS[v], alpha=0.15, lw=0)
             alt.append(f"d_k = {d}, {v} at lr {lr_text(lr)}: loss {m[0]:.2g} after {steps[0]} steps, {m[-1]:.2g} at the end")
         ax.set(yscale="log", xlabel="step", title=f"d_k = {d}")
-        ax.legend(fontsize=6.5, loc="lower left", title="variant (lr)", title_fontsize=6.5)
+        ax.legend(fontsize=6.5, loc="lower left", title="scores (learning rate)", title_fontsize=6.5)
     axes[0, 0].set_ylabel("training loss (nats)")
     return Figure(
         "learning-curves",
@@ -96,7 +97,7 @@ def attention_figure(results):
     for v in MAIN:
         lr = s.tuned(d, v)
         steps, ent, elo, ehi = _curve(s, d, v, lr, "entropy")
-        left.plot(steps, ent, color=COLORS[v], label=f"{v} (lr {lr_text(lr)})")
+        left.plot(steps, ent, color=COLORS[v], label=f"{s.labels[v]} (rate {lr_text(lr)})")
         left.fill_between(steps, elo, ehi, color=COLORS[v], alpha=0.15, lw=0)
         steps, top, tlo, thi = _curve(s, d, v, lr, "max_logit")
         right.plot(steps, top, color=COLORS[v])
