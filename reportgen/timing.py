@@ -29,7 +29,7 @@ TYPICAL = {
     },
     "standard": {
         "variance": 7.6, "saturation": 2.0, "temperature": 5.5, "worked": 1.1, "gradients": 3.5,
-        "training": 23.6, "lm": 44.3,
+        "training": 23.6, "lm": 183.0,  # 2026-11-28: the language model that decides (50 models, two threads)
         "figures": {"cold": 13.8, "cached": 0.1}, "html": {"cold": 4.1, "cached": 1.0},
         "pdf": {"cold": 18.5, "cached": 0.2}, "write": {"cold": 0.1, "cached": 0.1},
     },
