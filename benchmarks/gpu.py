@@ -434,8 +434,9 @@ def full_check(device, tiny, out, budget):
     seconds = time.perf_counter() - start
     (Path(out) / "check-full.log").write_text(done.stderr[-20000:])
     for entry in sorted((Path(work) / ".reportgen-cache").glob("lm-*.json")):  # the raw results, to judge again
+        header, _, payload = entry.read_bytes().partition(b"\n")  # publish/cache.py: a header line, then JSON
         with gzip.open(Path(out) / "lm-full.json.gz", "wt") as handle:
-            handle.write(json.dumps({"results": json.loads(entry.read_text())["payload"]["results"]}))
+            handle.write(json.dumps({"results": json.loads(payload)["results"]}))
     with gzip.open(Path(out) / "check-full.json.gz", "wt") as handle:
         handle.write(done.stdout)
     counts, changed = {}, []
