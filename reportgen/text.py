@@ -77,12 +77,13 @@ COMMAND_LINE = re.compile(r"^(?:\x1b\[[0-9;]*m)*\s*(?:::|##\[)")
 
 
 def printable(value):
-    """`value` with every control character, line break and bidirectional override written as
-    its escape (\\x1b, \\u202e): text from a results.json, a claims file or a cache shown on a
-    terminal or in a log moves no cursor, sets no title and starts no line."""
+    """`value` with every control character, line break, bidirectional override and lone surrogate
+    written as its escape (\\x1b, \\u202e, \\ud800): text from a results.json, a claims file or a
+    cache shown on a terminal or in a log moves no cursor, sets no title, starts no line, and can be
+    encoded (JSON's "\\ud800" decodes to a surrogate no UTF-8 stream can write)."""
     if not isinstance(value, str):
         return value
-    return "".join(_escaped(c) if unicodedata.category(c) in ("Cc", "Zl", "Zp") or c in BIDI else c
+    return "".join(_escaped(c) if unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp") or c in BIDI else c
                    for c in value)
 
 

@@ -377,7 +377,7 @@ def _hostile_results(tmp_path):
 
     from reportgen.judging import drift
 
-    evil = "\x1b]0;pwned\x07\x1b[2J\u202e::error title=x::y\n::warning::z\r##[group]g\x9b31m"
+    evil = "\x1b]0;pwned\x07\x1b[2J\u202e::error title=x::y\n::warning::z\r##[group]g\x9b31m\ud800"  # + a lone surrogate
     doc = {"schema_version": drift.SCHEMA_VERSION if hasattr(drift, "SCHEMA_VERSION") else 2,
            "title": evil, "experiments": {evil: {"status": "ok", "results": {evil: 1.0}}},
            "claims": [{"id": "900.a" + evil, "label": evil, "verdict": "confirmed", "status": "ok",
@@ -397,7 +397,7 @@ def test_diff_prints_no_control_bytes_and_no_log_command(tmp_path, args):
     result = invoke(["diff", "old.json", "new.json", *args], tmp_path)
     assert result.exit_code in (0, 1, 2), describe(result)
     out = result.output
-    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", out), repr(out[:400])
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]", out), repr(out[:400])
     assert not [line for line in out.splitlines() if re.match(r"\s*(::|##\[)", line)], out
 
 
