@@ -145,17 +145,12 @@ def left_out(params):
             for v in NAMES if v not in params.main_variants]
 
 
-def parameter_count(width, heads, d_k, layers, context, vocab, mlp_ratio=4):
-    """Trainable numbers of one model (the stacked layout, the per-head multipliers and gains included)."""
-    per_layer = 4 * width + width * (2 * heads * d_k + width) + width * width + 2 * mlp_ratio * width * width \
-        + heads + 2 * d_k
-    return vocab * width + context * width + layers * per_layer + 2 * width + width * vocab
-
-
 def evidence_scale(params, configs, vocab, provenance):
     """How much the language-model evidence rests on: models, parameters, bytes seen, seeds, d_k range."""
-    sizes = [parameter_count(c["width"], c["heads"], c["d_k"], params.layers, params.context, vocab, params.mlp_ratio)
-             for c in configs]
+    from reportgen.experiments.lm.stacks import parameters
+
+    sizes = [parameters(c["width"], c["heads"], c["d_k"], params.layers, params.context, vocab,
+                        params.mlp_ratio * c["width"]) for c in configs]
     per_model = params.steps * params.batch * params.context
     return {
         "models": sum(len(c["models"]) for c in configs),

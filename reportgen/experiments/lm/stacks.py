@@ -28,7 +28,7 @@ RESERVE = 1 << 30
 
 
 def parameters(width, heads, d_k, layers, context, vocab, mlp):
-    """Numbers in one model (as run.parameter_count, the MLP's hidden width given)."""
+    """Trainable numbers of one model (the stacked layout, the per-head multipliers and gains included)."""
     per_layer = 4 * width + width * (2 * heads * d_k + width) + width * width + 2 * mlp * width + heads + 2 * d_k
     return vocab * width + context * width + layers * per_layer + 2 * width + width * vocab
 
