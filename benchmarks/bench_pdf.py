@@ -23,7 +23,7 @@ from pathlib import Path
 def print_html(profile, folder):
     """{name: print HTML, "info": provenance} from one build."""
     from reportgen.cli import main
-    from reportgen.render import report
+    from reportgen.render import pdf
 
     captured = {}
 
@@ -32,25 +32,26 @@ def print_html(profile, folder):
         return {name: b"%PDF-1.7 not rendered" for name in named}
 
     # the build stamps and attaches the PDFs it gets back: nothing to do on these stand-ins
-    real = report.pdfs, report.attach_results
-    report.pdfs, report.attach_results = keep, lambda pdf, *_: pdf
+    real = pdf.pdfs, pdf.attach_results
+    pdf.pdfs, pdf.attach_results = keep, lambda data, *_: data
     try:
         main(["build", "--profile", profile, "--config", str(folder / "config.toml"), "-q"], standalone_mode=False)
     finally:
-        report.pdfs, report.attach_results = real
+        pdf.pdfs, pdf.attach_results = real
     return captured
 
 
 def render(html, results_json=None, info=None):
-    """(layout s, write s, pages, bytes) of one PDF, as report.render_pdf makes it."""
+    """(layout s, write s, pages, bytes) of one PDF, as pdf.render_pdf makes it."""
     import weasyprint
     from weasyprint.urls import URLFetcher
 
     from reportgen.gcpause import paused_gc
-    from reportgen.render import pngpass, report
+    from reportgen.render import pngpass
+    from reportgen.render.templates import templates
 
-    pngpass.install()  # as report.render_pdf
-    css = (report.templates() / "print.css").read_text(encoding="utf-8")
+    pngpass.install()  # as pdf.render_pdf
+    css = (templates() / "print.css").read_text(encoding="utf-8")
     html = html.replace("</head>", f"<style>\n{css}</style>\n</head>", 1)
     start = time.perf_counter()
     with paused_gc():

@@ -2,6 +2,8 @@
 
 from dataclasses import dataclass, replace
 
+from reportgen.render.wording import words
+
 SAME, CHANGED, NEW, MISSING = "same", "CHANGED", "NEW", "MISSING"
 # The claims data's expected verdicts are the CPU's: `--record` is run on it, and each device's
 # generators draw their own random numbers (a GPU's are another stream, as another seed's would be).
@@ -96,12 +98,12 @@ def compare(config, progress, seeds=1, catalog=None, families=None):
     rows = []
     parent = catalog.parent_of()
     for j in judged:
-        c = j.claim
+        c, said = j.claim, words(j)
         expected = c.expected_for(config.profile)
         rows.append(
-            Row(c.id, c.doc, c.section, c.label, c.quote, j.documented, j.measured, j.tolerance, c.rule,
+            Row(c.id, c.doc, c.section, c.label, c.quote, j.documented, said.measured, said.rule, c.rule,
                 j.verdict, expected, status(expected, j), tuple(per_seed[c.id]), j.quote_state,
-                c.boundary, j.severity or "", j.sentence, parent.get(c.id, ""))
+                c.boundary, j.severity or "", said.sentence, parent.get(c.id, ""))
         )
     measured = {j.id for j in judged}
     ran = {s.experiment.name for s in sections}

@@ -64,7 +64,7 @@ def run_all(config, progress, catalog, families, drawer=None, store=None, device
     store = store or open_cache(config, progress)
     ready, todo = look_up(chosen, config, device, store)
     if not todo and pool is not None and "pdf" in config.format:
-        from reportgen.render.report import ready_to_render
+        from reportgen.render.pdf import ready_to_render
 
         pool.warm(ready_to_render)  # no experiment for the workers: they ready the PDFs from now
     cold, cached = timing.plan(config, device, store, progress, ready, todo, formats)
@@ -153,8 +153,10 @@ def build(config, progress, catalog=None, families=None):
         info["documents"] = documents.provenance(texts)
         if any(s.error for s in sections):  # never published over a good set: beside it, named
             config = drawer.config = aside.config_of(config)
+        files, build_id = report.render(sections, catalog, info, config, timings, store, progress, pool)
+        scope = {"experiments": [s.experiment.name for s in sections], "formats": list(config.format)}
         with drawer.publishing():  # figure files staged first: a full folder stops the build before it publishes
-            written = report.write(sections, catalog, info, config, timings, store, progress, pool)
+            written = outputs.write(Path(config.output), files, build_id, progress, scope, config.replace, list(families))
     drawer.close()  # the staged figure files into place, now that the report is
     timing.remember(config, device, store, progress.durations)
     failed = [s.experiment.name for s in sections if s.error]

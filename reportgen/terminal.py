@@ -10,6 +10,8 @@ import sys
 
 import click
 
+from reportgen.render.wording import words
+
 COLOURS = {"confirmed": "green", "partly": "cyan", "contradicted": "red", "inconclusive": "magenta",
            "unverifiable": "yellow"}
 SHORT = 16  # characters: a column whose cells are all this short never wraps (numbers, verdicts)
@@ -160,7 +162,7 @@ def report_table(table):
     if isinstance(table, tuple):  # a claims table and its verdicts
         table, judged = table
         header = ("quantity", "source", "documented", "measured", "verdict")
-        rows = [(j.claim.label, f"{j.claim.doc} §{j.claim.section}", j.documented, j.measured, _verdict(j.verdict))
+        rows = [(j.claim.label, f"{j.claim.doc} §{j.claim.section}", j.documented, words(j).measured, _verdict(j.verdict))
                 for j in judged]
     else:
         header, rows = table.columns, table.rows

@@ -102,7 +102,7 @@ def test_lm_benchmark_runs_tiny():
 @pytest.mark.skipif(not pdf_supported(), reason="WeasyPrint or Pango not available")
 def test_pdf_benchmark_renders_tiny():
     from benchmarks import bench_pdf
-    from reportgen.render import report
+    from reportgen.render import pdf
 
     page = "<html><head><title>t</title></head><body><h1>T</h1><p>x</p></body></html>"
     result, text = check_result("bench_pdf", bench_pdf.measure(("quick",), 1, html={"quick": {
@@ -110,10 +110,10 @@ def test_pdf_benchmark_renders_tiny():
     assert [r["pdf"] for r in result["profiles"][0]["pdfs"]] == ["report", "handout", "errata-000"]
     assert "| all 3 | 3 |" in text  # the pdf stage's whole work, as a cold build shares it out
     assert result["profiles"][0]["pdfs"][0]["pages"] == 1
-    # print_html replaces report.pdfs with a function of the same parameters.
-    assert list(inspect.signature(report.pdfs).parameters)[:3] == ["named", "info", "store"]
+    # print_html replaces pdf.pdfs with a function of the same parameters.
+    assert list(inspect.signature(pdf.pdfs).parameters)[:3] == ["named", "info", "store"]
     source = inspect.getsource(bench_pdf.print_html)  # its stand-in is local to it
-    others = list(inspect.signature(report.pdfs).parameters)[3:]
+    others = list(inspect.signature(pdf.pdfs).parameters)[3:]
     assert "**_" in source or all(p in source for p in others), "print_html's stand-in must take pdfs' other arguments"
     html = '<html><head></head><body><section id="appendix"><table></table></section>' \
            '<section id="sources"></section></body></html>'

@@ -26,7 +26,7 @@ from reportgen import __version__, atomic
 from reportgen.experiments import EXPERIMENTS
 from reportgen.experiments.family import PROFILES, ClaimTable, Experiment, Figure, Table
 from reportgen.experiments.sources import Source
-from reportgen.judging.verdicts import VERDICTS
+from reportgen.model import VERDICTS
 from reportgen.render.mathtex import plain
 
 needs_pdf = pytest.mark.skipif(not pdf_supported(), reason="WeasyPrint (Pango) is not available")

@@ -215,7 +215,7 @@ def test_changed_stylesheet_reaches_the_cached_pdf(pdf_build_dir, monkeypatch):
     import shutil
     from importlib import resources
 
-    from reportgen.render import report
+    from reportgen.render import templates as tpl
 
     warm_dir = pdf_build_dir
     args = ["build", "--profile", "quick", "--only", PDF_FAMILY, "--format", "pdf", "--replace", "-q"]
@@ -228,7 +228,7 @@ def test_changed_stylesheet_reaches_the_cached_pdf(pdf_build_dir, monkeypatch):
     shutil.copytree(resources.files("reportgen.templates"), templates, ignore=shutil.ignore_patterns("*.py*"))
     (templates / "print.css").write_text((templates / "print.css").read_text() + "\nh2 { color: #123456; }\n")
     real = resources.files
-    monkeypatch.setattr(report.resources, "files",
+    monkeypatch.setattr(tpl.resources, "files",
                         lambda name: templates if name == "reportgen.templates" else real(name))
     monkeypatch.setattr("os.cpu_count", lambda: 1)
     third = invoke(args, warm_dir)

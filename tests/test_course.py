@@ -15,7 +15,7 @@ import pytest
 from conftest import EPOCH, describe, invoke
 
 from reportgen.claims import default_folder
-from reportgen.judging.verdicts import VERDICTS
+from reportgen.model import VERDICTS
 
 NOTE = """\
 # Lecture 5: Scaled dot-product attention
@@ -172,12 +172,14 @@ def test_a_placeholder_of_a_course_claim_is_filled():
 
     from reportgen.experiments.measure import Measurement
     from reportgen.judging import prose
+    from reportgen.render.wording import prose as said
 
     judged = {"lecture5.std-dk64": SimpleNamespace(measurement=Measurement(7.964, 7.73, 8.2, 4000, digits=3),
                                                    verdict="contradicted", claim=None)}
+    filled = lambda text, judged: said(prose.resolve(text, judged))  # noqa: E731
     text = "√d_k = 8: {lecture5.std-dk64|2} measured; $\\frac{1}{2}\\hspace{0.5em}$ stays LaTeX."
     assert prose.names(text) == ["lecture5.std-dk64"]
-    assert prose.fill(text, judged) == "√d_k = 8: 7.96 measured; $\\frac{1}{2}\\hspace{0.5em}$ stays LaTeX."
+    assert filled(text, judged) == "√d_k = 8: 7.96 measured; $\\frac{1}{2}\\hspace{0.5em}$ stays LaTeX."
 
 
 def lines_over(text, width=80):

@@ -14,7 +14,7 @@ from conftest import describe, invoke
 from reportgen import claims, config, factcheck
 from reportgen.errors import ConfigError
 from reportgen.judging import documents, drift
-from reportgen.judging.verdicts import Judged
+from reportgen.model import Judged, Outcome, Reason
 
 ROOT = Path(__file__).resolve().parent.parent
 COURSE = Path(__file__).resolve().parent / "course"
@@ -125,11 +125,11 @@ def test_documents_and_claims_settings_are_folders(tmp_path, monkeypatch):
 
 
 def test_status_of_a_row_puts_a_gone_quote_first():
-    j = Judged(claim=None, measurement=None, verdict="confirmed", measured="", tolerance="", quote_state="gone")
+    j = Judged(claim=None, measurement=None, verdict="confirmed", reason=Reason(Outcome.NO_RULE), quote_state="gone")
     assert factcheck.status("confirmed", j) == factcheck.STALE
-    j = Judged(claim=None, measurement=None, verdict="contradicted", measured="", tolerance="", quote_state="fixed")
+    j = Judged(claim=None, measurement=None, verdict="contradicted", reason=Reason(Outcome.NO_RULE), quote_state="fixed")
     assert factcheck.status("contradicted", j) == factcheck.FIXED
-    j = Judged(claim=None, measurement=None, verdict="confirmed", measured="", tolerance="", quote_state="found")
+    j = Judged(claim=None, measurement=None, verdict="confirmed", reason=Reason(Outcome.NO_RULE), quote_state="found")
     assert factcheck.status("confirmed", j) == factcheck.SAME
 
 

@@ -10,7 +10,8 @@ from reportgen import claims
 from reportgen.errors import ConfigError
 from reportgen.experiments.measure import Measurement
 from reportgen.judging import judge, prose
-from reportgen.judging.verdicts import TOO_FEW
+from reportgen.model import Ref
+from reportgen.render.wording import NOT_MEASURED, TOO_FEW, prose as said, words
 
 CONFIRMED, PARTLY, CONTRADICTED, INCONCLUSIVE, UNVERIFIABLE = judge.VERDICTS
 
@@ -30,9 +31,9 @@ def make(rule="interval", documented="512", **kw):
 ])
 def test_interval_is_equivalence_first(value, lo, hi, verdict):
     j = judge.judge(make(margin=51.2), Measurement(value, lo, hi, n=10_000, level=0.99))
-    assert j.verdict == verdict, j.sentence
+    assert j.verdict == verdict, words(j).sentence
     if verdict == INCONCLUSIVE:
-        assert "samples instead of 10 000 would" in j.sentence
+        assert "samples instead of 10 000 would" in words(j).sentence
 
 
 def test_no_row_contradicted_inside_its_margin():
@@ -46,9 +47,9 @@ def test_no_row_contradicted_inside_its_margin():
 
 def test_interval_is_labelled_with_its_level_and_digits_follow_the_width():
     j = judge.judge(make(margin=51.2), Measurement(496.4123, 483.61, 509.22, n=1000, digits=3, level=0.99))
-    assert j.measured.startswith("496 (99% CI [484, 509])")  # a width of 26: no decimals
+    assert words(j).measured.startswith("496 (99% CI [484, 509])")  # a width of 26: no decimals
     wide = judge.judge(make(margin=51.2), Measurement(5.0, 0.0, 1_235_184_471_432.172, n=2, level=0.99))
-    assert "too few draws to decide" in wide.measured and "1 235" not in wide.measured
+    assert "too few draws to decide" in words(wide).measured and "1 235" not in words(wide).measured
 
 
 def test_a_consistency_setup_never_lifts_a_wrong_number():
@@ -59,7 +60,7 @@ def test_a_consistency_setup_never_lifts_a_wrong_number():
                           Measurement(2.2967))
     j = judge.summarize(summary, [wrong, follows])
     assert j.verdict == CONTRADICTED and j.severity == "material"
-    assert "6.89 ÷ 3" in j.sentence and "does not make it right" in j.sentence
+    assert "6.89 ÷ 3" in words(j).sentence and "does not make it right" in words(j).sentence
 
 
 def test_a_word_near_its_cut_is_an_overstatement():
@@ -68,11 +69,23 @@ def test_a_word_near_its_cut_is_an_overstatement():
                   threshold="saturated_max_weight", measure="saturation.max_weight")
     near = judge.judge(peaked, Measurement(0.865, 0.861, 0.867, n=4000, level=0.99))
     assert near.verdict == CONTRADICTED and near.severity == "minor"
-    assert "band of reasonable cuts" in near.sentence
+    assert "band of reasonable cuts" in words(near).sentence
     far = judge.judge(peaked, Measurement(0.70, 0.68, 0.72, n=4000, level=0.99))
     assert far.verdict == CONTRADICTED and far.severity == "material"
     own = make(rule="at_least", kind="qualitative", threshold=0.5, band=(0.4, 0.6), band_reason="why")
     assert judge.judge(own, Measurement(0.45)).severity == "minor"
+
+
+def filled(text, judged):
+    """A text as the report prints it: its numbers resolved by judging, printed by rendering."""
+    return said(prose.resolve(text, judged))
+
+
+def test_prose_resolves_numbers_as_numbers():
+    """Judging hands rendering a number and its decimals, never the number's text."""
+    j = judge.judge(make(id="000.var-law-dk512", margin=51.2), Measurement(519.06, 489.06, 549.04, n=4000, level=0.99))
+    parts = prose.resolve("Var is {000.var-law-dk512:value|1}.", {j.id: j}).parts
+    assert parts == ("Var is ", Ref("value", 519.06, 1), ".")
 
 
 def test_prose_fills_named_numbers():
@@ -80,8 +93,8 @@ def test_prose_fills_named_numbers():
                     Measurement(519.06, 489.06, 549.04, n=4000, digits=3, level=0.99, detail=(("std", 22.78, 2),)))
     by_id = {j.id: j}
     text = "Var is {000.var-law-dk512:value|1} ({000.var-law-dk512:interval|0}), std {000.var-law-dk512:detail1|1}."
-    assert prose.fill(text, by_id) == "Var is 519.1 (99% CI 489 to 549), std 22.8."
-    assert prose.fill("{000.var-law-dk512:pct}", {}) == prose.NOT_MEASURED
+    assert filled(text, by_id) == "Var is 519.1 (99% CI 489 to 549), std 22.8."
+    assert filled("{000.var-law-dk512:pct}", {}) == NOT_MEASURED
     assert prose.bad_fields("{000.x:median}") == ["{000.x:median}"]
 
 
@@ -91,7 +104,7 @@ def test_prose_withholds_an_interval_the_measured_column_withholds():
     same = judge.judge(make(id="000.var-law-dk512", margin=51.2), Measurement(4.0, 4.0, 4.0, n=5, level=0.99))
     for j in (two, same):
         text = "({000.var-law-dk512:interval}; from {000.var-law-dk512:lo})"
-        assert prose.fill(text, {j.id: j}) == f"({TOO_FEW}; from {prose.NOT_MEASURED})"
+        assert filled(text, {j.id: j}) == f"({TOO_FEW}; from {NOT_MEASURED})"
 
 
 def test_findings_prose_names_only_claims_that_exist(tmp_path):
@@ -140,8 +153,8 @@ def test_no_verdict_rests_on_too_few_draws():
     now the verdict agrees with it."""
     for lo, hi in ((0.8, 0.9), (1.0, 1.0)):
         j = judge.judge(make(margin=0.05), Measurement(0.85 if lo != hi else 1.0, lo, hi, n=2, level=0.99))
-        assert j.verdict == INCONCLUSIVE, j.sentence
-        assert "too few draws to decide" in j.measured and "2 draws are too few to decide" in j.sentence
+        assert j.verdict == INCONCLUSIVE, words(j).sentence
+        assert "too few draws to decide" in words(j).measured and "2 draws are too few to decide" in words(j).sentence
 
 
 def test_identical_draws_decide_only_where_a_sign_test_would():
@@ -151,12 +164,12 @@ def test_identical_draws_decide_only_where_a_sign_test_would():
     claim = make(rule="at_least", threshold=2, documented="essential", margin=None)
     five = judge.judge(claim, Measurement(4.0, 4.0, 4.0, n=5, level=0.99))
     assert five.verdict == INCONCLUSIVE
-    assert "all 5 draws came out the same" in five.sentence and "needs 8" in five.sentence
-    assert "verdict stands" not in five.tolerance and five.tolerance.endswith("for a 99% verdict")
+    assert "all 5 draws came out the same" in words(five).sentence and "needs 8" in words(five).sentence
+    assert "verdict stands" not in words(five).rule and words(five).rule.endswith("for a 99% verdict")
     seven = judge.judge(claim, Measurement(4.0, 4.0, 4.0, n=7, level=0.99))
-    assert seven.verdict == INCONCLUSIVE, seven.sentence
+    assert seven.verdict == INCONCLUSIVE, words(seven).sentence
     eight = judge.judge(claim, Measurement(4.0, 4.0, 4.0, n=8, level=0.99))
-    assert eight.verdict == CONFIRMED, eight.sentence
+    assert eight.verdict == CONFIRMED, words(eight).sentence
     spread = judge.judge(claim, Measurement(4.0, 3.0, 5.0, n=5, level=0.99))
     assert spread.verdict == CONFIRMED  # an interval with width is judged as it is
     exact = judge.judge(claim, Measurement(4.0))  # a computed value has no draws to count
@@ -167,7 +180,7 @@ def test_identical_draws_averaged_to_a_hair_of_width_are_still_identical():
     """The mean of three 0.1s is not exactly 0.1: a t interval of 1e-16 is zero width."""
     claim = make(rule="at_least", threshold=0.05, documented="essential", margin=None)
     j = judge.judge(claim, Measurement(0.1, 0.09999999999999992, 0.10000000000000012, n=3, level=0.99))
-    assert j.verdict == INCONCLUSIVE and "all 3 draws came out the same" in j.sentence
+    assert j.verdict == INCONCLUSIVE and "all 3 draws came out the same" in words(j).sentence
 
 
 def test_one_seed_decides_no_paired_comparison():

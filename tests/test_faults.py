@@ -100,7 +100,7 @@ def test_an_svg_that_links_a_local_file_renders_without_it(tmp_path):
 
     import pypdf
 
-    from reportgen.render.report import render_pdf
+    from reportgen.render.pdf import render_pdf
 
     secret = tmp_path / "secret.svg"
     secret.write_text('<svg xmlns="http://www.w3.org/2000/svg" width="200" height="20">'
@@ -361,7 +361,7 @@ def test_ctrl_c_during_the_pdf_keeps_every_earlier_file(pdf_build_dir, monkeypat
 
     pdf_build_dir holds a whole `--only PDF_FAMILY` build (HTML, both PDFs, figures); the build
     below is served from its cache, so no PDF is rendered before the interrupted one."""
-    from reportgen.render import report
+    from reportgen.render import pdf
 
     warm_dir = pdf_build_dir
     assert_clean(invoke(["build", "--profile", "quick", "--only", PDF_FAMILY, "-q"], warm_dir))
@@ -371,7 +371,7 @@ def test_ctrl_c_during_the_pdf_keeps_every_earlier_file(pdf_build_dir, monkeypat
     def interrupted(*args):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(report, "render_pdf", interrupted)
+    monkeypatch.setattr(pdf, "render_pdf", interrupted)
     monkeypatch.setattr("os.cpu_count", lambda: 1)  # rendered in this process, where Ctrl-C is planted
     (warm_dir / ".reportgen-cache").joinpath("CACHEDIR.TAG").write_text(cache.TAG_TEXT)
     for stale in (warm_dir / ".reportgen-cache").glob("report*"):

@@ -8,6 +8,7 @@ from reportgen.claims import Claim
 from reportgen.experiments.measure import Measurement
 from reportgen.formatting import fmt, printed_digits
 from reportgen.judging import judge, tally
+from reportgen.render.wording import words
 
 CONFIRMED, PARTLY, CONTRADICTED, INCONCLUSIVE, UNVERIFIABLE = judge.VERDICTS
 
@@ -42,14 +43,14 @@ def make(rule="interval", documented="1", **kw):
 def test_exact_at_the_printed_precision(documented, value, verdict):
     j = judge.judge(make(rule="exact", documented=documented), Measurement(value))
     assert j.verdict == verdict
-    assert f"{printed_digits(documented.replace(chr(0x2212), '-'))} decimal place" in j.tolerance
+    assert f"{printed_digits(documented.replace(chr(0x2212), '-'))} decimal place" in words(j).rule
 
 
 def test_exact_shows_how_the_value_rounds():
     """The measured text shows enough digits to see the rounding: 45.255 for a printed 45.2."""
     j = judge.judge(make(rule="exact", documented="45.2"), Measurement(2 * math.sqrt(512)))
-    assert j.measured == "45.255" and "45.3" in j.tolerance
-    assert judge.judge(make(rule="exact", documented="4"), Measurement(4.0)).measured == "4"
+    assert words(j).measured == "45.255" and "45.3" in words(j).rule
+    assert words(judge.judge(make(rule="exact", documented="4"), Measurement(4.0))).measured == "4"
 
 
 def test_exact_vectors_and_alternative_readings():
@@ -58,7 +59,7 @@ def test_exact_vectors_and_alternative_readings():
     assert judge.judge(vector, Measurement((0.5, 0.3, 0.2))).verdict == CONTRADICTED
     other = Measurement((0.5, 0.3, 0.2), alternatives=(("W·E", (0.5, 0.25, 0.25)),))
     j = judge.judge(vector, other)
-    assert j.verdict == CONFIRMED and "W·E" in j.tolerance
+    assert j.verdict == CONFIRMED and "W·E" in words(j).rule
     assert judge.judge(vector, Measurement((1.0, 2.0))).verdict == UNVERIFIABLE  # wrong length
 
 
@@ -79,7 +80,7 @@ def test_interval_boundaries(value, interval, verdict):
     """Confirmed inside the closed interval, contradicted just outside, unverifiable when not finite."""
     j = judge.judge(make(documented="≈ 1", value=value), Measurement(1.0, *interval, method="rule"))
     assert j.verdict == verdict
-    assert j.tolerance.startswith("rule")
+    assert words(j).rule.startswith("rule")
 
 
 def test_interval_uses_the_documented_number():
@@ -106,13 +107,13 @@ def test_a_threshold_inside_the_values_interval_is_inconclusive():
     vanish = make(rule="at_most", threshold=0.1, justification="'vanish' read as: below 1/10")
     j = judge.judge(vanish, Measurement(0.088, 0.072, 0.104, n=2000))
     assert j.verdict == INCONCLUSIVE and j.severity is None
-    assert "0.072 to 0.104" in j.sentence and "both sides of the reading's threshold 0.1" in j.sentence
+    assert "0.072 to 0.104" in words(j).sentence and "both sides of the reading's threshold 0.1" in words(j).sentence
     # half-width 0.016 must shrink below the 0.012 gap: (0.016 / 0.012)² × 2000 = 3 556 samples
-    assert "about 3 556 samples instead of 2 000 would decide" in j.sentence
-    assert "reaches both sides" in j.tolerance
+    assert "about 3 556 samples instead of 2 000 would decide" in words(j).sentence
+    assert "reaches both sides" in words(j).rule
     # a ratio's interval, symmetric in logs: the samples are counted on the log scale
     ratio = judge.judge(make(rule="at_least", threshold=0.1), Measurement(0.35, 0.035, 3.5, n=2))
-    assert ratio.verdict == INCONCLUSIVE and "about 7 samples instead of 2" in ratio.sentence
+    assert ratio.verdict == INCONCLUSIVE and "about 7 samples instead of 2" in words(ratio).sentence
     # an interval on one side decides; so does a bound the claim names
     assert judge.judge(vanish, Measurement(0.088, 0.080, 0.096)).verdict == CONFIRMED
     assert judge.judge(vanish, Measurement(0.12, 0.105, 0.135)).verdict == CONTRADICTED
@@ -122,8 +123,8 @@ def test_a_threshold_inside_the_values_interval_is_inconclusive():
 
 def test_unverifiable_and_unavailable_say_why():
     j = judge.judge(make(rule="unverifiable", measure="", reason="needs a trained model"), None)
-    assert (j.verdict, j.measured, j.tolerance) == (UNVERIFIABLE, "—", "needs a trained model")
-    assert "not measured" in judge.unavailable(make(), "no d_k = 3").tolerance
+    assert (j.verdict, words(j).measured, words(j).rule) == (UNVERIFIABLE, "—", "needs a trained model")
+    assert "not measured" in words(judge.unavailable(make(), "no d_k = 3")).rule
 
 
 def test_verdict_counts_in_fixed_order():
@@ -132,7 +133,10 @@ def test_verdict_counts_in_fixed_order():
     counts = tally.verdict_counts(judged)
     assert list(counts) == list(judge.VERDICTS)
     assert counts == {"confirmed": 2, "partly": 0, "contradicted": 1, "inconclusive": 0, "unverifiable": 0}
-    assert judged[0].to_json()["measurement"]["value"] == math.sqrt(512)
+    from reportgen.render.results import claim_json
+
+    assert claim_json(judged[0])["measurement"]["value"] == math.sqrt(512)
+    assert claim_json(judged[1])["reason"]["same"] == [False]  # the reason as numbers, beside its words
 
 
 @pytest.mark.parametrize(
@@ -154,7 +158,7 @@ def test_equivalence_margin_gives_inconclusive_and_the_sample_size_needed():
     """Excess kurtosis 0 claimed; a ±0.09 interval cannot show |κ| ≤ 0.05: inconclusive, with n needed."""
     claim = make(documented="0", margin=0.05)
     j = judge.judge(claim, Measurement(0.01, -0.08, 0.10, n=20_000, method="99% CI"))
-    assert j.verdict == INCONCLUSIVE and "samples" in j.sentence
+    assert j.verdict == INCONCLUSIVE and "samples" in words(j).sentence
     assert judge.judge(claim, Measurement(0.01, -0.03, 0.04, n=20_000)).verdict == CONFIRMED
     assert judge.judge(claim, Measurement(0.2, 0.1, 0.3, n=20_000)).verdict == CONTRADICTED
 
@@ -171,16 +175,16 @@ def test_severity_minor_for_rounding_material_otherwise():
 
 def test_every_verdict_has_a_sentence_and_a_contradiction_states_the_correct_value():
     j = judge.judge(make(rule="exact", documented="45.2"), Measurement(2 * math.sqrt(512)))
-    assert "45.25" in j.sentence and "45.3" in j.sentence
+    assert "45.25" in words(j).sentence and "45.3" in words(j).sentence
     q = judge.judge(make(rule="at_least", threshold=0.9, correct="only short rows saturate"), Measurement(0.5))
-    assert q.verdict == CONTRADICTED and "only short rows saturate" in q.sentence
+    assert q.verdict == CONTRADICTED and "only short rows saturate" in words(q).sentence
 
 
 def test_statistics_that_disagree_make_partly():
     claim = make(rule="at_least", threshold="saturated_max_weight", label="rows are saturated")
     split = Measurement(0.85, method="mean", views=(("median", 0.97), ("share of rows > 0.99", 0.4)))
     j = judge.judge(claim, split)
-    assert j.verdict == PARTLY and "median" in j.sentence
+    assert j.verdict == PARTLY and "median" in words(j).sentence
     assert judge.judge(claim, Measurement(0.95, views=(("median", 0.97),))).verdict == CONFIRMED
 
 
@@ -189,6 +193,6 @@ def test_summary_of_setups():
               for i, v in enumerate((1.0, 1.0, 2.0))]
     parent = make(id="000.all", rule="summary", measure="", over=("000.s0", "000.s1", "000.s2"))
     j = judge.summarize(parent, setups)
-    assert j.verdict == PARTLY and "setup 2" in j.sentence and len(j.setups) == 3
+    assert j.verdict == PARTLY and "setup 2" in words(j).sentence and len(j.setups) == 3
     assert judge.summarize(parent, setups[:2]).verdict == CONFIRMED
     assert judge.summarize(parent, setups[2:]).verdict == CONTRADICTED

@@ -86,7 +86,7 @@ def test_other_formulas_print_as_svg(tex):
 
 def test_print_stylesheet_has_no_custom_properties():
     """The PDFs get the palette's values, not var(--…), which WeasyPrint resolves per box."""
-    from reportgen.render.report import templates, without_custom_properties
+    from reportgen.render.templates import templates, without_custom_properties
 
     css = without_custom_properties((templates() / "report.css").read_text(encoding="utf-8"))
     assert "var(--" not in css and ":root" not in css

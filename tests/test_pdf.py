@@ -210,9 +210,9 @@ def test_running_header_names_the_section_at_the_top_of_the_page():
 
     import weasyprint
 
-    from reportgen.render import report
+    from reportgen.render import templates as tpl
 
-    css = (report.templates() / "print.css").read_text(encoding="utf-8")
+    css = (tpl.templates() / "print.css").read_text(encoding="utf-8")
     filler = "".join(f"<p>Row {i} of the material errors.</p>" for i in range(70))
     html = (f"<html><head><style>{css}</style></head><body><h2 data-plain='Material errors'>Material errors</h2>"
             f"{filler}<h2 data-plain='Minor slips'>Minor slips</h2><p>one</p></body></html>")
@@ -229,10 +229,10 @@ def test_a_fixed_table_stays_inside_the_margins(table, columns):
     included, the table is as wide as the text, not wider (they ran 15-30pt into the margin)."""
     import weasyprint
 
-    from reportgen.render import report
+    from reportgen.render import templates as tpl
 
-    css = report.without_custom_properties((report.templates() / "report.css").read_text(encoding="utf-8"))
-    css += (report.templates() / "print.css").read_text(encoding="utf-8")  # as the print pages have them
+    css = tpl.without_custom_properties((tpl.templates() / "report.css").read_text(encoding="utf-8"))
+    css += (tpl.templates() / "print.css").read_text(encoding="utf-8")  # as the print pages have them
     cells = [f"<td>{'word ' * 30}</td>"] * columns
     if table == "checks":  # the last column holds the verdict: the widest one, in its bold
         cells[-1] = "<td><span class='verdict contradicted minor'>contradicted (minor)</span></td>"
@@ -254,10 +254,10 @@ def test_a_title_without_spaces_stays_on_the_page():
     the running header ran past the paper's edge: the word breaks, the header is cut at its share."""
     import weasyprint
 
-    from reportgen.render import report
+    from reportgen.render import templates as tpl
 
-    css = report.without_custom_properties((report.templates() / "report.css").read_text(encoding="utf-8"))
-    css += (report.templates() / "print.css").read_text(encoding="utf-8")
+    css = tpl.without_custom_properties((tpl.templates() / "report.css").read_text(encoding="utf-8"))
+    css += (tpl.templates() / "print.css").read_text(encoding="utf-8")
     html = (f"<html><head><style>{css}</style></head><body><section class='title-page'>"
             f"<h1 class='title' data-plain='{'W' * 300}'>{'W' * 300}</h1><p>{'a' * 400}</p></section>"
             "<h2 data-plain='Findings' style='break-before: page'>Findings</h2><p>x</p></body></html>")
@@ -272,10 +272,10 @@ def test_a_title_without_spaces_stays_on_the_page():
     body = pages[0]._page_box.children[0].children[0]
     assert max(line.position_x + line.width for line in body.descendants() if type(line).__name__ == "LineBox") \
         <= body.content_box_x() + body.width + 0.01
-    # the running header prints the title cut by report.running_title (templates: data-running)
-    assert report.running_title("W" * 300) == "W" * 59 + "…" and report.running_title("Short") == "Short"
+    # the running header prints the title cut by tpl.running_title (templates: data-running)
+    assert tpl.running_title("W" * 300) == "W" * 59 + "…" and tpl.running_title("Short") == "Short"
     for name in ("_parts.html.j2", "handout.html.j2", "errata.html.j2"):
-        assert "| running }}" in (report.templates() / name).read_text(encoding="utf-8"), name
+        assert "| running }}" in (tpl.templates() / name).read_text(encoding="utf-8"), name
     assert "string-set: doctitle attr(data-running)" in css
 
 
@@ -622,7 +622,7 @@ def test_a_pdf_typeset_while_a_signal_was_taken_is_never_kept(monkeypatch):
     import weasyprint.svg
 
     from reportgen import signals
-    from reportgen.render import mathtex, report
+    from reportgen.render import mathtex, pdf
 
     def interrupted(*args, **kwargs):
         signals.record(signal.SIGINT, None)  # the handler: records, then raises KeyboardInterrupt
@@ -631,16 +631,16 @@ def test_a_pdf_typeset_while_a_signal_was_taken_is_never_kept(monkeypatch):
     formula = mathtex.formula(r"\frac{1}{\sqrt{d_k}}", True, "print")  # an SVG image, as the report's
     html = f"<html><head></head><body><p>{formula}</p></body></html>"
     with signals.installed(), pytest.raises(KeyboardInterrupt):
-        report.render_pdf(html, None)
+        pdf.render_pdf(html, None)
 
 
 def test_the_longest_sheet_not_cached_is_begun_in_a_worker_that_is_up():
-    """report.begin_sheet: a rebuild after an edit to one claim waits for that sheet only, so the
+    """pdf.begin_sheet: a rebuild after an edit to one claim waits for that sheet only, so the
     worker begins it before the report's own print pages are laid out; nothing when the worker
     is not up, when every sheet is cached, or when none is (a cold build: longest first)."""
     from concurrent.futures import Future
 
-    from reportgen.render import report
+    from reportgen.render import pdf
 
     class Pool:
         def __init__(self, up):
@@ -659,10 +659,10 @@ def test_the_longest_sheet_not_cached_is_begun_in_a_worker_that_is_up():
         return {name: ("key", b"%PDF-1.7" if name in cached else None) for name in sheets}
 
     pool = Pool(up=True)
-    begun = report.begin_sheet(sheets, looked_up({"errata-000"}), {}, pool)
-    assert list(begun) == ["errata-001"] and pool.offloaded == [(report.render_pdf, sheets["errata-001"])]
-    assert report.begin_sheet(sheets, looked_up(set(sheets)), {}, Pool(up=True)) == {}
-    assert report.begin_sheet(sheets, looked_up(set()), {}, Pool(up=True)) == {}
+    begun = pdf.begin_sheet(sheets, looked_up({"errata-000"}), {}, pool)
+    assert list(begun) == ["errata-001"] and pool.offloaded == [(pdf.render_pdf, sheets["errata-001"])]
+    assert pdf.begin_sheet(sheets, looked_up(set(sheets)), {}, Pool(up=True)) == {}
+    assert pdf.begin_sheet(sheets, looked_up(set()), {}, Pool(up=True)) == {}
     idle = Pool(up=False)
-    assert report.begin_sheet(sheets, looked_up({"errata-000"}), {}, idle) == {} and idle.offloaded == []
-    assert report.begin_sheet(sheets, looked_up({"errata-000"}), {}, None) == {}
+    assert pdf.begin_sheet(sheets, looked_up({"errata-000"}), {}, idle) == {} and idle.offloaded == []
+    assert pdf.begin_sheet(sheets, looked_up({"errata-000"}), {}, None) == {}

@@ -5,7 +5,7 @@ from types import SimpleNamespace
 import pytest
 
 from reportgen.experiments.measure import Measurement
-from reportgen.judging.verdicts import printed_over_true
+from reportgen.judging.printed import printed_over_true
 from reportgen.render import plainwords
 
 DOCS = ["000", "001", "002", "003", "004"]

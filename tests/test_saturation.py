@@ -11,7 +11,10 @@ from reportgen.claims import catalog
 from reportgen.experiments.saturation import params as sparams
 from reportgen.experiments.saturation.measures import expected_max_normal
 from reportgen.experiments.thresholds import THRESHOLDS
-from reportgen.judging.verdicts import CONFIRMED, CONTRADICTED, UNVERIFIABLE
+from reportgen.model import Verdict
+from reportgen.render.wording import words
+
+CONFIRMED, CONTRADICTED, UNVERIFIABLE = Verdict.CONFIRMED, Verdict.CONTRADICTED, Verdict.UNVERIFIABLE
 
 
 @pytest.fixture(scope="module")
@@ -190,5 +193,5 @@ def test_every_claim_judged_as_expected():
     for claim in claims:
         j = judged[claim.id]
         if claim.rule != "unverifiable":
-            assert j.measurement is not None, (claim.id, j.tolerance)
-        assert j.verdict == claim.expected_for("quick"), (claim.id, j.measured, j.tolerance)
+            assert j.measurement is not None, (claim.id, words(j).rule)
+        assert j.verdict == claim.expected_for("quick"), (claim.id, words(j).measured, words(j).rule)

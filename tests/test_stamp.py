@@ -13,7 +13,7 @@ PAGE = ('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>t</ti
 
 
 def rendered(html):
-    from reportgen.render.report import render_pdf
+    from reportgen.render.pdf import render_pdf
 
     return render_pdf(html, {})
 

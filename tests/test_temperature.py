@@ -9,7 +9,10 @@ from conftest import judged_claims, quick_results
 from reportgen.experiments.temperature import params as tparams
 from reportgen.experiments.temperature import run as trun
 from reportgen.experiments.temperature.measures import UNIT_ROUNDOFF, cells_at
-from reportgen.judging.verdicts import CONFIRMED, CONTRADICTED
+from reportgen.model import Verdict
+from reportgen.render.wording import words
+
+CONFIRMED, CONTRADICTED = Verdict.CONFIRMED, Verdict.CONTRADICTED
 
 FP16_MAX = 65504.0  # largest finite float16, (2 − 2^−10)·2^15
 
@@ -129,4 +132,4 @@ def test_every_claim_judged_as_expected():
     for claim in claims:
         j = judged[claim.id]
         assert j.measurement is not None or not claim.measure, claim.id
-        assert j.verdict == claim.expected_for("quick"), (claim.id, j.measured, j.tolerance)
+        assert j.verdict == claim.expected_for("quick"), (claim.id, words(j).measured, words(j).rule)

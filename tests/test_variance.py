@@ -12,6 +12,7 @@ from reportgen.experiments import sampling
 from reportgen.experiments.stats import Z99, variance_interval
 from reportgen.experiments.variance import params as variance
 from reportgen.experiments.variance import run as variance_run
+from reportgen.render.wording import words
 
 INIT_COMPONENT_VARIANCE = {  # Var(q_i) at d_model = 512, d_k = 64
     "kaiming_uniform": 1 / 3, "xavier_mha": 1 / 2, "xavier_linear": 2 * 512 / (512 + 64), "normal": 1.0,
@@ -115,7 +116,7 @@ def test_verdicts_for_exact_arithmetic():
     judged = judged_claims("variance")
     assert judged["000.std-sqrt-dk512"].verdict == "confirmed"
     assert judged["000.std-bound-dk512"].verdict == "contradicted"
-    assert judged["000.std-bound-dk512"].measured.startswith("45.25")
+    assert words(judged["000.std-bound-dk512"]).measured.startswith("45.25")
 
 
 def test_verdicts_of_the_initialization_premise():

@@ -10,6 +10,7 @@ from reportgen import claims, experiments
 from reportgen.experiments.family import ClaimTable
 from reportgen.experiments.worked import params, run, tables
 from reportgen.judging import judge
+from reportgen.render.wording import words
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +72,7 @@ def test_002_percentages(results, judged):
     """e^10 / (e^5 + e^10 + e^7) = 94.6499…%, printed 94.7: only 002's rounded exps give 94.650 1%."""
     assert results["money_bank"]["percent"][1] == pytest.approx(100 / (1 + math.exp(-5) + math.exp(-3)))
     bank = judged["002.ex-percent-unscaled-bank"]
-    assert bank.verdict == judge.CONTRADICTED and "94.6501" in bank.measured
+    assert bank.verdict == judge.CONTRADICTED and "94.6501" in words(bank).measured
     scaled = [f"002.ex-percent-scaled-{w}" for w in params.WORDS]
     assert verdicts(judged, *scaled) == [judge.CONFIRMED] * 3
 

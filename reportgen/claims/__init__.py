@@ -22,7 +22,7 @@ from reportgen.claims.findings import load_findings
 from reportgen.errors import ConfigError
 from reportgen.experiments.thresholds import THRESHOLDS, band
 from reportgen.judging.prose import bad_fields, names
-from reportgen.judging.verdicts import VERDICTS
+from reportgen.model import VERDICTS
 
 # consistency: a check of a document's own arithmetic on its own numbers (a measured
 # confirmation it is not, and the report counts it apart).

@@ -6,7 +6,7 @@ from pathlib import Path
 from reportgen.claims.files import read
 from reportgen.errors import ConfigError
 from reportgen.judging.prose import bad_fields, names
-from reportgen.judging.verdicts import VERDICTS
+from reportgen.model import VERDICTS
 
 
 @dataclass(frozen=True)

@@ -122,3 +122,41 @@ def sign_test_draws(level):
     probability 2 × 0.5ⁿ (a sign test; order statistics): 8 draws at 99%.
     Here, beside Measurement, because the judge uses it and imports no numpy."""
     return math.ceil(math.log((1 - level) / 2) / math.log(0.5))
+
+
+# --- what a measurement's draws can carry: facts a verdict and its printout both need --------
+
+
+def finite(x):
+    return isinstance(x, (int, float)) and math.isfinite(x)
+
+
+def has_interval(m):
+    return not isinstance(m.value, (tuple, list)) and finite(m.lo) and finite(m.hi)
+
+
+def why_too_few(m):
+    """(n,) or (n, draws needed) when no verdict can rest on a measurement's draws; () when one can.
+
+    Fewer than 3 draws; or draws that all came out the same (a rate on a grid, a count), whose
+    t interval has zero width and so claims a certainty the draws do not give. For those the
+    distribution-free interval is the one a sign test gives, from the smallest to the largest
+    draw (sign_test_draws: 8 draws at 99%). A wide interval wholly
+    beyond a threshold decides.
+    """
+    if isinstance(m.value, (tuple, list)) or not (finite(m.lo) and finite(m.hi)) or not m.n:
+        return ()  # no interval: `n` may count what is not a draw (widths, points); the measure says
+    if m.n < 3:
+        return (m.n,)
+    if m.interval == "CI" and m.level and same_draws(m.lo, m.hi) and m.n < sign_test_draws(m.level):
+        return (m.n, sign_test_draws(m.level))
+    return ()
+
+
+def too_few(m):
+    """An interval from so few draws, or so wide, that the report prints no interval for it."""
+    if isinstance(m.value, (tuple, list)) or m.lo is None or m.hi is None:
+        return False
+    if not (finite(m.lo) and finite(m.hi)):
+        return True
+    return bool(why_too_few(m)) or (m.lo > 0 and m.hi / m.lo > 1e4)

@@ -1,7 +1,7 @@
 """What changed between two results.json documents: verdicts, numbers, provenance.
 
-`compare(old, new)` takes two parsed results.json documents (schema version 2, see
-report.results_document) and returns a `Drift`:
+`compare(old, new)` takes two parsed results.json documents (schema version 2 or 3, see
+reportgen.render.results) and returns a `Drift`:
 
 - verdict changes: claims matched on their stable id whose verdict differs, plus claims
   only in one document (added / removed) and experiments added, removed or whose status
@@ -28,7 +28,7 @@ import json
 import math
 from dataclasses import asdict, dataclass, field
 
-from reportgen.judging.verdicts import VERDICTS  # standard library only: diff still needs no torch
+from reportgen.model import VERDICTS  # standard library only: diff still needs no torch
 
 # A numeric leaf "changed" when |new - old| > REL_TOL * max(|old|, |new|). Floats survive
 # the JSON round trip exactly (repr), and a rerun with the same seed, profile, device and
@@ -41,7 +41,7 @@ TEXT_LIMIT = 20  # items per list in the text output (the JSON has them all)
 
 NONFINITE_STRINGS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf, "infinity": math.inf, "-infinity": -math.inf}
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSIONS = (2, 3)  # the results.json layouts diff reads: 3 adds each verdict's reason as numbers
 
 
 class ResultsShapeError(ValueError):
@@ -144,9 +144,10 @@ def validate(doc, label="document"):
     if not isinstance(doc, dict):
         raise ResultsShapeError(f"{label}: top level is {type(doc).__name__}, not an object")
     version = doc.get("schema_version")
-    if version != SCHEMA_VERSION:
+    if version not in SCHEMA_VERSIONS:
+        readable = " and ".join(str(v) for v in SCHEMA_VERSIONS)
         raise ResultsShapeError(
-            f"{label}: schema version {version or 1}, this reportgen reads {SCHEMA_VERSION}; rebuild it with this version"
+            f"{label}: schema version {version or 1}, this reportgen reads {readable}; rebuild it with this version"
         )
     experiments = doc.get("experiments")
     if not isinstance(experiments, dict):

@@ -1,4 +1,4 @@
-"""Sentences kept as data, with their numbers filled in from this run's verdicts.
+"""Sentences kept as data, with the numbers they name resolved from this run's verdicts.
 
 A text of the claims data (a claim's `correct`, `note` or `boundary`, a line of the
 findings) never types a measured number: it names it. `{000.sat-peaked-n64}` is that
@@ -13,13 +13,16 @@ another of its numbers, and `|d` sets the decimals:
     {ID:view1}      the first of its other statistics (view2, … likewise)
 
 The ids a text names are checked when the claims data loads (`names`); a claim this build
-did not judge (`--only`) fills in as "not measured in this build".
+did not judge (`--only`) fills in as "not measured in this build". `resolve` turns a text
+into a reportgen.model.Prose: words and a Ref for each number, which rendering prints.
 """
 
-import math
 import re
 
-from reportgen.formatting import MATH, fmt
+from reportgen.experiments import thresholds
+from reportgen.formatting import MATH
+from reportgen.experiments.measure import too_few
+from reportgen.model import Prose, Ref
 
 # A claim id (reportgen.claims.ID) with a dot in it: `{2}` or `{d}` of a LaTeX span is not one.
 CLAIM_ID = r"[0-9a-z][0-9a-z-]*\.[0-9a-z][0-9a-z.-]*?"
@@ -41,7 +44,6 @@ def _matches(pattern, text):
 
 
 FIELDS = ("value", "lo", "hi", "interval", "threshold", "pct", "n", "verdict")
-NOT_MEASURED = "(not measured in this build)"
 
 
 def names(text):
@@ -63,49 +65,62 @@ def bad_fields(text):
     return out
 
 
-def fill(text, judged):
-    """`text` with each placeholder replaced by the number it names ({id: Judged})."""
-    if not text or "{" not in text:
-        return text
-    return "".join(PLACEHOLDER.sub(lambda m: _number(judged.get(m.group(1)), m), part) if is_prose else part
-                   for is_prose, part in _prose_parts(text))
+def resolve(text, judged):
+    """`text` as a Prose: its words, and a Ref for each placeholder ({id: Judged}); the numbers are
+    printed by reportgen.render.wording at the precision each Ref gives."""
+    if not text:
+        return Prose()
+    if "{" not in text:
+        return Prose((text,))
+    parts = []
+    for is_prose, part in _prose_parts(text):
+        if not is_prose:
+            parts.append(part)
+            continue
+        last = 0
+        for match in PLACEHOLDER.finditer(part):
+            parts += [part[last:match.start()], _ref(judged.get(match.group(1)), match)]
+            last = match.end()
+        parts.append(part[last:])
+    return Prose(tuple(p for p in parts if p != ""))
 
 
-def _number(j, match):
-    if j is None:
-        return NOT_MEASURED
+def claim_texts(claim, verdict, judged):
+    """A claim's texts that may name numbers, resolved ({id: Judged}): its correct statement
+    (contradicted or partly only), note and boundary, as Judged's fields of those names."""
+    correct = claim.correct if verdict in ("contradicted", "partly") else ""
+    return {"correct": resolve(correct, judged), "note": resolve(claim.note, judged),
+            "boundary": resolve(claim.boundary, judged)}
+
+
+def _ref(j, match):
     field = match.group(2) or "value"
+    if j is None:
+        return Ref(field)
     if field == "verdict":
-        return j.verdict
+        return Ref(field, j.verdict)
     if field == "threshold":
-        from reportgen.experiments.thresholds import value
-
-        return f"{value(j.claim.threshold):g}" if j.claim.threshold is not None else NOT_MEASURED
+        return Ref(field, thresholds.value(j.claim.threshold) if j.claim.threshold is not None else None)
     m = j.measurement
     if m is None:
-        return NOT_MEASURED
+        return Ref(field)
     digits = int(match.group(3)) if match.group(3) else m.digits
     if field == "n":
-        return NOT_MEASURED if m.n is None else f"{m.n:,}".replace(",", " ")
+        return Ref(field, m.n)
     if field == "interval":
-        return interval_text(m, digits)
-    number = _pick(m, field)
+        return Ref(field, digits=digits, measurement=m)
+    if field == "pct":
+        return Ref(field, m.value, int(match.group(3)) if match.group(3) else 0)
     if not match.group(3) and field.startswith("detail"):
         digits = _own_digits(m, field, digits)
-    if not isinstance(number, (int, float)) or not math.isfinite(number):
-        return NOT_MEASURED
-    if field == "pct":
-        return fmt(100 * number, int(match.group(3)) if match.group(3) else 0) + "%"
-    return fmt(number, digits)
+    return Ref(field, _pick(m, field), digits)
 
 
 def _pick(m, field):
-    if field in ("value", "pct"):
+    if field == "value":
         return m.value
     if field in ("lo", "hi"):
-        from reportgen.judging.verdicts import too_few
-
-        return None if too_few(m) else getattr(m, field)  # withheld, as interval_text withholds it
+        return None if too_few(m) else getattr(m, field)  # withheld, as the measured column withholds it
     found = re.fullmatch(r"(detail|view)([1-9][0-9]?)", field)
     kind, index = found[1], int(found[2]) - 1
     items = m.detail if kind == "detail" else m.views
@@ -119,19 +134,3 @@ def _own_digits(m, field, digits):
     index = int(field[len("detail"):]) - 1
     item = m.detail[index] if index < len(m.detail) else ()
     return item[2] if len(item) > 2 else digits
-
-
-def interval_text(m, digits=None):
-    """'99% CI 0.80 to 0.85', or the bare range when the measurement does not know its level.
-
-    An interval the measured column withholds (too few draws, or too wide: verdicts.too_few)
-    is withheld here too, with the same words: prose never shows a bound a verdict cannot use.
-    """
-    digits = m.digits if digits is None else digits
-    if m.lo is None or m.hi is None:
-        return ""
-    from reportgen.judging.verdicts import TOO_FEW, interval_label, too_few
-
-    if too_few(m):
-        return TOO_FEW
-    return f"{interval_label(m)}{fmt(m.lo, digits)} to {fmt(m.hi, digits)}"

@@ -37,7 +37,7 @@ def judge_run(run, claims):
 
 def documented_numbers(claims):
     """{claim id: the documented number} for figures that mark what a document prints."""
-    from reportgen.judging.verdicts import documented_value
+    from reportgen.judging.printed import documented_value
 
     return {c.id: documented_value(c) for c in claims}
 
@@ -56,13 +56,12 @@ def sum_up(sections, catalog):
 
 
 def fill_in(sections):
-    """Each verdict's sentence and correct statement with the numbers they name filled in
+    """Each verdict's correct statement, note and boundary with the numbers they name resolved
     from this build's measurements (reportgen.judging.prose), once every statement is judged."""
     judged = {j.id: j for s in sections for j in s.judged}
 
     def filled(j):
-        correct = j.claim.correct if j.verdict in ("contradicted", "partly") else ""
-        return replace(j, sentence=prose.fill(j.sentence, judged), correct=prose.fill(correct, judged))
+        return replace(j, **prose.claim_texts(j.claim, j.verdict, judged))
 
     return [replace(s, judged=tuple(filled(j) for j in s.judged)) for s in sections]
 
@@ -71,8 +70,9 @@ def mark_quotes(sections, quotes):
     """Each verdict with the state of its quote in the document's text now (reportgen.judging.documents):
     found, gone, an error fixed in the document, or not looked up."""
     from reportgen.judging.documents import UNREAD, state
+    from reportgen.model import QuoteState
 
     def marked(j):
-        return replace(j, quote_state=state(quotes.get(j.id, UNREAD), j.verdict))
+        return replace(j, quote_state=QuoteState(state(quotes.get(j.id, UNREAD), j.verdict)))
 
     return [replace(s, judged=tuple(marked(j) for j in s.judged)) for s in sections]

@@ -2,10 +2,12 @@
 
 `reportgen/claims/findings.toml` holds the sentences; this module picks, for each question
 of the √d_k story, the one its statements' verdicts call for, and fills in the numbers they
-name from this build's measurements (reportgen.judging.prose). No sentence here is typed by hand.
+name from this build's measurements (reportgen.judging.prose: a Prose, which rendering prints).
+No sentence here is typed by hand.
 """
 
 from reportgen.judging import prose
+from reportgen.model import Prose
 
 WRONG = ("contradicted", "partly")
 OPEN = ("inconclusive", "unverifiable")
@@ -44,12 +46,12 @@ def _scale_sentence(beat, measurement):
     from types import SimpleNamespace
 
     if measurement is None or not beat.scale_text:
-        return ""
+        return Prose()
     text = beat.scale_text.replace("{scale", "{" + SCALE_ID)
     fake = SimpleNamespace(measurement=measurement, verdict="", claim=SimpleNamespace(threshold=None))
-    sentence = prose.fill(text, {SCALE_ID: fake})
+    sentence = prose.resolve(text, {SCALE_ID: fake})
     undecided = getattr(measurement, "undecided", "")
-    return sentence + (f" {undecided[0].upper()}{undecided[1:]}." if undecided else "")
+    return Prose(sentence.parts + ((f" {undecided[0].upper()}{undecided[1:]}.",) if undecided else ()))
 
 
 def story(catalog, rows, chapters, sections=()):
@@ -67,9 +69,9 @@ def story(catalog, rows, chapters, sections=()):
                 "open": beat.open or beat.holds}[which]
         out.append({
             "question": beat.question,
-            "text": prose.fill(text, judged),
+            "text": prose.resolve(text, judged),
             "which": which,
-            "lead": prose.fill(beat.lead, judged),
+            "lead": prose.resolve(beat.lead, judged),
             "scale": _scale_sentence(beat, scale_of(beat, sections)),
             "chapters": list(dict.fromkeys(chapter_of[r["id"]] for r in mine if r["id"] in chapter_of)),
             "rows": mine,
@@ -84,5 +86,5 @@ def unsaid(catalog, rows):
     for item in catalog.unsaid:
         first = rows.get(item.claims[0])
         if first is not None and first["verdict"] in item.when:
-            out.append(prose.fill(item.text, judged))
+            out.append(prose.resolve(item.text, judged))
     return out

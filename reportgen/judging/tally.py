@@ -1,6 +1,8 @@
 """The verdicts counted: statements (a summary stands for its setups), coverage per document, tallies."""
 
-from reportgen.judging.verdicts import CONFIRMED, CONTRADICTED, UNVERIFIABLE, VERDICTS
+from reportgen.model import VERDICTS, Verdict
+
+CONFIRMED, CONTRADICTED, UNVERIFIABLE = Verdict.CONFIRMED, Verdict.CONTRADICTED, Verdict.UNVERIFIABLE
 
 
 def statements(judged):

@@ -31,6 +31,21 @@ def _staged(folder, name):
     return folder / f".{name}{STAGED}"
 
 
+def write(folder, files, build, progress, scope, replace=True, known=None):
+    """publish() as a build's last stage: its progress line, and a failure said in one line that
+    tells truly what the folder holds now."""
+    from reportgen.errors import ReportgenError
+
+    try:
+        with progress.stage("write", f"{len(files)} files into {folder}"):
+            return publish(folder, files, build, progress.warn, scope, replace=replace, known=known)
+    except OSError as exc:
+        state = ("the new report is committed but not all in place; the next build there finishes it"
+                 if committed(folder) else "the previous report there is unchanged")
+        raise ReportgenError(f"cannot write the report into {folder}: {exc.strerror or exc}; {state}; "
+                             "free space or choose another --output") from None
+
+
 def publish(folder, files, build, say=None, scope=None, replace=True, known=None):
     """Replace the output set in `folder` by `files` ({name: bytes or str}) of one build,
     holding the folder's lock (another build's publishing is waited for; `say` tells).

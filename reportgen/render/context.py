@@ -19,8 +19,8 @@ from reportgen.experiments.stats import LEVEL
 from reportgen.judging import story
 from reportgen.judging.documents import FIXED, GONE, STATES, UNMATCHED
 from reportgen.judging.tally import coverage, family_wise, statements, tally, verdict_counts
-from reportgen.judging.verdicts import VERDICTS
-from reportgen.render import errata, plainwords
+from reportgen.model import VERDICTS
+from reportgen.render import errata, plainwords, wording
 
 ERRORS = ("contradicted",)  # verdicts that say a document is wrong (material or minor)
 IN_PART = ("partly",)  # verdicts that say it is right in some setups only
@@ -38,14 +38,9 @@ def severity(j):
     return getattr(j, "severity", None) or "material"
 
 
-def headline(j):
-    """The measured value as the tables print it, without the detail that follows its ';'."""
-    return j.measured.split("; ", 1)[0]
-
-
 def claim_row(j, table):
     """One judged claim as every template shows it."""
-    c = j.claim
+    c, said = j.claim, wording.words(j)
     return {
         "j": j,
         "id": j.id,
@@ -54,13 +49,13 @@ def claim_row(j, table):
         "label": c.label,
         "quote": c.quote,
         "documented": j.documented,
-        "measured": j.measured,
-        "headline": headline(j),
+        "measured": said.measured,
+        "headline": said.headline,
         "verdict": j.verdict,
         "severity": severity(j),
-        "sentence": getattr(j, "sentence", "") or "",
-        "correct": getattr(j, "correct", "") or "",
-        "tolerance": j.tolerance,
+        "sentence": said.sentence,
+        "correct": said.correct,
+        "tolerance": said.rule,
         "table": table,
         "quote_state": j.quote_state,
         "quote_words": QUOTE_WORDS.get(j.quote_state, ""),
@@ -385,8 +380,9 @@ def context(sections, catalog, info, config, build):
     titles = {d: errata.short_title(doc.title) for d, doc in catalog.documents.items()}
     chapters, appendix, rows = chapters_and_appendix(sections, config, set(catalog.documents), titles)
     found = findings(sections, catalog, rows, chapters)
-    found["story"] = story.story(catalog, rows, chapters, sections)
-    found["unsaid"] = story.unsaid(catalog, rows)
+    found["story"] = [dict(beat, **{k: wording.prose(beat[k]) for k in ("text", "lead", "scale")})
+                      for beat in story.story(catalog, rows, chapters, sections)]
+    found["unsaid"] = [wording.prose(text) for text in story.unsaid(catalog, rows)]
     documents, papers = references(catalog, sections, info, config)
     meta = title_block(config, info, build)
     sheets = errata.sheets(catalog, rows, found, documents, meta["profile_warning"])

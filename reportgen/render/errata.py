@@ -10,6 +10,7 @@ renders that sheet alone again.
 """
 
 from reportgen.judging.tally import statements, verdict_counts
+from reportgen.render import wording
 
 PREFIX = "errata-"  # the sheets' file names: errata-<document id>.html and .pdf
 
@@ -25,7 +26,7 @@ def measured_values(row):
     setups = [s for s in getattr(row["j"], "setups", ()) if s.verdict in ("contradicted", "partly")]
     if not setups:
         return [row]
-    return [{"label": s.claim.label, "documented": s.documented, "headline": s.measured.split("; ", 1)[0],
+    return [{"label": s.claim.label, "documented": s.documented, "headline": wording.words(s).headline,
              "j": s} for s in setups]
 
 

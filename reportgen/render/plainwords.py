@@ -12,7 +12,6 @@ import math
 import re
 
 from reportgen.formatting import fmt, parse_printed
-from reportgen.judging.verdicts import printed_over_true
 from reportgen.render.errata import measured_values, short_title
 
 SHOWN = 3  # numbers listed in a finding before "and N more"
@@ -47,7 +46,7 @@ def how_far(ratio, of="the exact value"):
 
 def _worst(rows, of="the exact value"):
     """The words for the largest miss among rows' printed numbers ('' when none)."""
-    ratios = [r for r in (printed_over_true(row["j"].claim, row["j"].measurement) for row in rows) if r]
+    ratios = [r for r in (row["j"].printed_over_true for row in rows) if r]
     if not ratios:
         return ""
     return how_far(max(ratios, key=lambda r: abs(math.log(r))), of)

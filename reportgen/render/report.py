@@ -1,450 +1,71 @@
-"""Assemble results.json, report.html, report.pdf and report-handout.pdf; write them only once all are ready.
+"""Render every output of a build in memory: results.json, report.html, the PDFs, the citations.
 
-One context, three renderings of it: report.html for a screen (MathML, dark mode, links to
+One context, several renderings of it: report.html for a screen (MathML, dark mode, links to
 the other files), report.pdf for print (findings first, every claims table in an
-appendix) and report-handout.pdf (findings, key figures, material errors: a few pages
-for a course). The templates lay the context out; they compute nothing.
+appendix), report-handout.pdf (findings, key figures, material errors: a few pages for a
+course) and an errata sheet per document. `render` returns the files' bytes; the pipeline
+publishes them (reportgen.publish.outputs), all together or none.
 """
 
-import functools
+import hashlib
 import json
-import math
-import re
 import time
-from importlib import resources
-from pathlib import Path
 
-from reportgen import signals
-from reportgen.errors import ReportgenError
-from reportgen.experiments.family import Table
-from reportgen.experiments.stats import LEVEL
-from reportgen.gcpause import paused_gc
-from reportgen.judging.tally import coverage, family_wise, statements, tally, verdict_counts
-from reportgen.judging.verdicts import VERDICTS
+from reportgen.render import citation, formulas, stamp
+from reportgen.render.context import build_fields, context
+from reportgen.render.pdf import begin_sheet, cached_pdfs, pdf_stage, ready_to_render
+from reportgen.render.results import results_document
+from reportgen.render.templates import render_html, render_sheet
 
-LANG = "en"  # the report's own language (its sentences are English whatever the documents')
 
-
-def _json_safe(value):
-    """Results with NaN/inf as strings, so results.json stays strict JSON."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    return value
-
-
-SCHEMA_VERSION = 2  # results.json layout; 2: claims by id, measurements as numbers
-
-
-def _claim_table_json(table, rows):
-    return {"slug": table.slug, "title": table.title, "claims": [j.id for j in rows]}
-
-
-def results_document(sections, catalog, info, title):
-    """Every number shown, every claim with its quote, measurement and verdict, and provenance."""
-    experiments = {}
-    for s in sections:
-        experiments[s.experiment.name] = {
-            "title": s.experiment.title,
-            "status": "failed" if s.error else "ok",
-            "error": s.error,
-            "nonfinite": list(s.run.nonfinite),
-            "results": _json_safe(s.run.results),
-            "tables": [
-                {"slug": t.slug, "title": t.title, "columns": list(t.columns), "rows": [list(r) for r in t.rows]}
-                if isinstance(t, Table) else _claim_table_json(*t)
-                for t in s.tables
-            ],
-        }
-    judged = [j for s in sections for j in s.judged]
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "title": title,
-        "provenance": info,
-        "documents": {d.id: {"title": d.title, "citation": d.citation} for d in catalog.documents.values()},
-        "verdicts": verdict_counts(statements(judged)),  # statements: a summary stands for its setups
-        "counts": tally(judged),  # statements and checks, named as the report and `check` name them
-        "coverage": coverage(judged, catalog.documents, catalog.unchecked),
-        "family_wise": family_wise(judged),
-        "interval_level": LEVEL,  # of every confidence interval the report prints and judges by
-        "not_checkable": [{"doc": u.doc, "section": u.section, "quote": u.quote, "reason": u.reason}
-                          for u in catalog.unchecked],
-        "claims": [_json_safe(j.to_json()) for j in judged],
-        "experiments": experiments,
-    }
-
-
-def templates():
-    return resources.files("reportgen.templates")
-
-
-@functools.lru_cache(maxsize=None)
-def environment(medium):
-    """The Jinja2 environment of one medium: 'screen' (MathML) or 'print' (SVG and markup).
-
-    One per medium and process: an environment keeps its compiled templates, and a build
-    renders a dozen pages (compiling them afresh each time was a second of every build)."""
-    import jinja2
-
-    from reportgen.render import columns, mathtex, plainwords
-
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates())),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters["m"] = lambda text: mathtex.inline(text, medium)
-    env.filters["plain"] = mathtex.plain
-    env.filters["quote"] = lambda text: mathtex.quote(text, medium)
-    env.globals["tex"] = lambda tex, display=False: mathtex.formula(tex, display, medium)
-    env.globals.update(medium=medium, plain_label=plainwords.plain_label)  # a row's label without document numbers
-    env.globals["column_widths"] = columns.widths  # print tables: fixed layout, widths from their text
-    env.filters["running"] = running_title
-    return env
-
-
-CUSTOM_PROPERTY = re.compile(r"var\((--[\w-]+)\)")
-
-
-RUNNING = 60  # characters of a title in the running header: it and the longest section share one line
-
-
-def running_title(title):
-    """A title as the running header prints it: cut to RUNNING characters with … (a 300-character
-    title ran past the paper on every page and over the section beside it)."""
-    return title if len(title) <= RUNNING else title[: RUNNING - 1].rstrip() + "…"
-
-
-def without_custom_properties(css):
-    """The stylesheet with each var(--name) replaced by its :root value, for the PDFs.
-
-    WeasyPrint resolves a custom property through every ancestor of every box (a tenth of
-    the PDF's layout time); print has one palette, so it gets the values themselves.
-    """
-    root = re.search(r":root\s*\{([^}]*)\}", css)
-    if root is None:
-        return css
-    values = dict(re.findall(r"(--[\w-]+)\s*:\s*([^;]+);", root[1]))
-    return CUSTOM_PROPERTY.sub(lambda m: values.get(m[1], m[0]), css[: root.start()] + css[root.end():])
-
-
-def render_html(ctx, medium="screen", template="report.html.j2"):
-    """The report as HTML for one medium; the stylesheets go inline, so the file stands alone."""
-    folder = templates()
-    css = {name: (folder / f"{name}.css").read_text(encoding="utf-8") for name in ("report", "screen", "browser-print")}
-    if medium == "print":
-        css["report"] = without_custom_properties(css["report"])
-    handout = template == "handout.html.j2"
-    register = medium == "screen" and template == "report.html.j2"  # Appendix A in full: report.html only
-    return environment(medium).get_template(template).render(css=css, handout=handout, register=register, **ctx)
-
-
-def render_sheet(ctx, sheet, medium):
-    """One document's errata sheet as HTML; it gets nothing of the build as a whole (no build id,
-    no overall counts), so its PDF stays cached while the other documents change."""
-    meta = {k: v for k, v in ctx["meta"].items() if k not in ("build", "cite", "identity")}
-    own = {"meta": meta, "info": ctx["info"], "level": ctx["level"], "verdicts": ctx["verdicts"],
-           "formats": ctx["formats"], "n_documents": ctx["n_documents"], "sheet": sheet}
-    return render_html(own, medium, "errata.html.j2")
-
-
-def render_pdf(html, info):
-    """PDF/UA-1 (tagged) from print HTML; fetches nothing but data: URIs (no file, no network).
-
-    Dates come from the build time (SOURCE_DATE_EPOCH when set) and the file
-    identifier from the content, so an unchanged build gives identical bytes. results.json
-    is attached afterwards (attach_results): the rendering depends on the HTML alone.
-
-    WeasyPrint is given no identifier: with one, pydyf serializes and compresses every object
-    a second time to hash the file (a sixth of report.pdf's writing). pikepdf derives the
-    /ID from the content when headercells saves the file (deterministic_id), in C++.
-    """
-    import weasyprint
-    from weasyprint.urls import URLFetcher
-
-    from reportgen.render import headercells, pngpass
-
-    pngpass.install()  # the figures' PNGs go in as they are
-    fetcher = URLFetcher(allowed_protocols=("data",))  # the report embeds everything it shows
-    # Paged-media rules go in at author level, after the page's own styles, for WeasyPrint
-    # only: report.html keeps CSS that browsers and the Nu checker know.
-    print_css = (templates() / "print.css").read_text(encoding="utf-8")
-    html = html.replace("</head>", f"<style>\n{print_css}</style>\n</head>", 1)
-    with paused_gc():
-        document = weasyprint.HTML(string=html, url_fetcher=fetcher, base_url=".")
-        # PDF/UA-1: a structure tree (headings, lists, tables with headers, figures with
-        # their alt text), the language, the title shown, XMP metadata.
-        pdf = document.write_pdf(pdf_variant="pdf/ua-1")
-    # WeasyPrint's SVG drawing catches every exception, a Ctrl-C's too, and goes on without the
-    # image: a PDF typeset while a signal was taken may lack a formula. It is never cached or
-    # published; the build stops here instead of after every other PDF.
-    signals.raise_if_taken()
-    # ... and each table header cell with its scope, which WeasyPrint leaves out.
-    return headercells.associate_headers(pdf, html)
-
-
-def ready_to_render():
-    """Worker side: ready what rendering a PDF needs, before the first one comes.
-
-    The imports (a second), then a one-page PDF in the report's stylesheets: a process's first
-    render also loads the fonts and fills WeasyPrint's caches, half a second of CPU that the first
-    real PDF would pay on the build's critical path (a rebuild that re-renders one sheet waits
-    for it), for a tenth of a second here, while the worker waits for its first PDF anyway.
-    """
-    render_pdf(_warm_up_page(), None)  # installs pngpass too
-
-
-def _warm_up_page():
-    """A small print page with what the PDFs hold: headings, text in each face, a table with headers."""
-    css = without_custom_properties((templates() / "report.css").read_text(encoding="utf-8"))
-    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>warm-up</title><style>{css}</style>'
-            '</head><body><h1>Warm-up</h1><h2>Findings</h2><p>Text, <b>bold</b>, <i>italic</i>, <code>code</code>, '
-            'd<sub>k</sub>, 10<sup>2</sup>, √d, ≈ 0.455 ± 0.01.</p><table class="checks"><thead><tr><th>What</th>'
-            '<th>Verdict</th></tr></thead><tbody><tr><td>a statement</td><td>confirmed</td></tr></tbody></table>'
-            '</body></html>')
-
-
-def attach_results(pdf_bytes, results_json, info):
-    """The PDF with results.json attached (an embedded file with /F and /UF, relationship Data).
-
-    A tenth of a second where rendering takes seconds: a change to a claim that a PDF does not
-    show changes only its attachment, and the rendered pages come from the cache.
-    """
-    import datetime
-    import io
-
-    import pikepdf
-
-    stamp = datetime.datetime.fromisoformat(info["build_time"]).strftime("D:%Y%m%d%H%M%SZ")
-    with pikepdf.open(io.BytesIO(pdf_bytes)) as pdf:
-        pdf.attachments["results.json"] = pikepdf.AttachedFileSpec(
-            pdf, results_json, description="Every number of this report, as JSON", filename="results.json",
-            mime_type="application/json", creation_date=stamp, mod_date=stamp, relationship=pikepdf.Name.Data)
-        out = io.BytesIO()
-        pdf.save(out, deterministic_id=True)
-        return out.getvalue()
-
-
-def pdf_key(html):
-    """Hash of everything a rendered PDF depends on: its HTML, every template and stylesheet,
-    the code that renders it and post-processes it, and the versions of WeasyPrint and of
-    pikepdf (which writes the final file)."""
-    import hashlib
-    from importlib import metadata
-
-    from reportgen.render import headercells, pngpass
-
-    digest = hashlib.sha256(html.encode())
-    folder = templates()
-    for item in sorted(folder.iterdir(), key=lambda p: p.name):
-        if item.is_file() and not item.name.endswith((".py", ".pyc")):
-            digest.update(item.name.encode() + b"\0" + item.read_bytes())
-    digest.update(Path(__file__).read_bytes())
-    for module in (headercells, pngpass):
-        digest.update(Path(module.__file__).read_bytes())
-    for package in ("weasyprint", "pikepdf"):
-        digest.update(metadata.version(package).encode() + b"\0")
-    return digest.hexdigest()[:32]
-
-
-EMBEDDED_PNG = re.compile(r"data:image/png;base64,[A-Za-z0-9+/=]*")
-
-
-def _weight(html):
-    """How long a PDF takes to lay out, roughly: its HTML without the PNGs (embedded as they are)."""
-    return len(html) - sum(len(m) for m in EMBEDDED_PNG.findall(html))
-
-
-def cached_pdfs(named, store):
-    """{name: (cache key, the cached PDF's bytes or None)} for {name: print HTML}."""
-    from reportgen.publish.cache import check_pdf
-
-    keys = {name: pdf_key(html) for name, html in named.items()}
-    return {name: (key, store.load_bytes(name, key, check_pdf)) for name, key in keys.items()}
-
-
-FIRST = object()  # pdfs(): this process's own work, done while the workers begin the PDFs
-
-
-def pdfs(named, info, store, pool=None, first=None, cached=None, begun=None):
-    """{name: PDF bytes} for {name: print HTML}, each cached on its own HTML (`cached`: what cached_pdfs
-    gave, when the caller has looked already; `begun`: {name: Future} a worker began, begin_sheet).
-
-    The PDFs are independent renders, shared between this process and the build's worker
-    processes (`pool`, reportgen.workers; else ones of its own), each taking the largest left
-    after any begun (WeasyPrint holds the GIL); `first()`, when given, is this process's before any
-    PDF (the screen pages: the workers begin the PDFs meanwhile).
-    """
-    from reportgen import workers
-
-    cached = cached or cached_pdfs(named, store)
-    out = {name: pdf for name, (_, pdf) in cached.items()}
-    begun = begun or {}
-    todo = sorted((name for name in named if out[name] is None and name not in begun), key=lambda n: -_weight(named[n]))
-    jobs = [FIRST, *todo] if first is not None else todo
-    here = lambda name: first() if name is FIRST else render_pdf(named[name], info)  # noqa: E731
-    if not begun and len(todo) < 2 and not (pool and pool.started()):  # a worker starts slower than one render
-        out.update((name, here(name)) for name in jobs)
-    else:
-        with workers.owned(pool) as pool:
-            for name, done in pool.share(jobs, here, lambda name: (render_pdf, named[name], info), begun=begun.items()):
-                out[name] = done.result()
-    out.pop(FIRST, None)
-    for name in [*todo, *begun]:
-        store.store_bytes(name, cached[name][0], out[name])
-    return out
-
-
-def begin_sheet(sheets, cached, info, pool):
-    """{name: Future} of the longest of the sheets' PDFs not in the cache (`cached`: cached_pdfs'),
-    begun now in the build's worker when it is up and some sheets are cached; {} otherwise.
-
-    The report's and the handout's print pages are still to be laid out (a few tenths of a second
-    here): a rebuild after an edit to one claim's text that only its sheet shows waits for that sheet
-    alone (one that report.pdf shows too waits a second more, the screen pages laid out here first).
-    A build that typesets every sheet (cold, or after a template change) keeps the longest first.
-    """
-    if pool is None or not pool.started():
-        return {}
-    missing = [name for name, (_, pdf) in cached.items() if pdf is None]
-    if not missing or len(missing) == len(sheets):
-        return {}
-    name = max(missing, key=lambda n: _weight(sheets[n]))
-    future = pool.offload(render_pdf, sheets[name], info)
-    return {name: future} if future is not None else {}
-
-
-def _pdf_estimate(progress, printed, missing):
-    """(kind, expected seconds or None) of the pdf stage. With some PDFs from the cache it is
-    "partial": a cached stage's time and the cold time's share of what is typeset, kept apart
-    (no estimate's kind, so it never moves the cold or cached ones)."""
-    if not missing or len(missing) == len(printed):
-        return ("cold" if missing else "cached"), None
-    cold, cached = progress.expected("pdf", "cold"), progress.expected("pdf", "cached")
-    weight = sum(_weight(printed[n]) for n in missing) / sum(_weight(h) for h in printed.values())
-    share = max(weight, len(missing) / len(printed))  # a sheet's tables cost more per byte
-    return "partial", (cached + cold * share if cold is not None and cached is not None else None)
-
-
-def _pdf_stage(ctx, printed, marks, build, results_json, info, store, progress, pool, screen, begun, cached):
-    """{name: finished PDF bytes}: rendered or cached, the build id stamped into those printed
-    with its placeholder (else rendered with the id), results.json attached to report.pdf and
-    the handout; `screen()` lays out report.html's pages meanwhile; `begun`, `cached`: begin_sheet's, cached_pdfs'."""
-    from reportgen.render import stamp
-
-    missing = [name for name, (_, pdf) in cached.items() if pdf is None]
-    typeset = [f"{'report-handout' if n == 'handout' else n}.pdf" for n in missing]
-    also = ", with report.html meanwhile" if "html" in ctx["formats"] else ""
-    what = (f"typesetting {', '.join(typeset) if len(typeset) < 4 else f'{len(typeset)} PDFs'} (tagged "
-            f"PDF/UA-1), {len(printed) - len(typeset)} from the cache{also}" if typeset
-            else f"all {len(printed)} PDFs from the cache{also}")
-    kind, expected = _pdf_estimate(progress, printed, missing)
-    finished, tried = {}, set()
-
-    def finish(pdfs_by_name, stamped=True):
-        for name, pdf in pdfs_by_name.items():
-            tried.add(name)
-            if name in marks:  # report.pdf and the handout: the id stamped, results.json attached
-                pdf = stamp.stamp(pdf, build, marks[name]) if stamped and marks[name] else pdf
-                if pdf is None:
-                    continue  # cannot be stamped exactly: rendered with the id, below
-                pdf = attach_results(pdf, results_json, info)
-            finished[name] = pdf
-
-    def first():  # this process's, while the workers typeset: the screen pages, the cached PDFs finished
-        screen()
-        finish({name: pdf for name, (_, pdf) in cached.items() if pdf is not None})
-
-    with progress.stage("pdf", what, kind=kind, expected=expected):
-        rendered = pdfs(printed, info, store, pool=pool, first=first, cached=cached, begun=begun)
-        finish({name: rendered[name] for name in printed if name not in tried})  # first() did the cached ones
-        again = {name: render_html(ctx, "print", f"{name}.html.j2") for name in marks if name not in finished}
-        finish(pdfs(again, info, store, pool=pool) if again else {}, stamped=False)
-    return {name: finished[name] for name in printed}  # one order, whichever came from the cache
-
-
-def write(sections, catalog, info, config, timings, store, progress=None, pool=None):
-    """Render everything in memory, then replace the output files together as one set; `pool`: the
-    build's worker processes (reportgen.workers), which render PDFs beside this one."""
-    import hashlib
-
-    from reportgen.progress import Progress
-    from reportgen.publish.outputs import publish
-    from reportgen.render import citation, formulas, stamp
-    from reportgen.render.context import build_fields, context
-
-    progress = progress or Progress(quiet=True)
+def render(sections, catalog, info, config, timings, store, progress, pool=None):
+    """({file name: text or bytes}, build id) of every output `config.format` asks for; `pool`: the
+    build's worker processes (reportgen.workers), which render PDFs beside this one; `store`: the
+    cache the PDFs and typeset formulas are kept in."""
     if "pdf" in config.format and pool is not None:
         pool.warm(ready_to_render)  # while this process lays the pages out (none on one core)
-    out = Path(config.output)
     results_json = json.dumps(results_document(sections, catalog, info, config.title), indent=1, ensure_ascii=False)
     build = hashlib.sha256(results_json.encode()).hexdigest()[:16]
     files = {"results.json": results_json, "report.bib": citation.bibliography(config, info, build),
              "CITATION.cff": citation.cff(config, info, build)}
-    if "html" in config.format or "pdf" in config.format:
-        stage = time.perf_counter()
+    if "html" not in config.format and "pdf" not in config.format:
+        return files, build
+    stage = time.perf_counter()
 
-        def screen():  # report.html and the sheets' pages; with PDFs, while the workers begin them
-            if "html" in config.format:
-                files["report.html"] = render_html(ctx, "screen")
-                files.update((f"{sheet['name']}.html", render_sheet(ctx, sheet, "screen")) for sheet in ctx["sheets"])
+    def screen():  # report.html and the sheets' pages; with PDFs, while the workers begin them
+        if "html" in config.format:
+            files["report.html"] = render_html(ctx, "screen")
+            files.update((f"{sheet['name']}.html", render_sheet(ctx, sheet, "screen")) for sheet in ctx["sheets"])
 
-        known = formulas.typeset_from(store)
-        with progress.stage("html", "laying out the report"):
-            ctx = context(sections, catalog, info, config, build)
-            if "pdf" in config.format:
-                sheets = {sheet["name"]: render_sheet(ctx, sheet, "print") for sheet in ctx["sheets"]}
-                cached = cached_pdfs(sheets, store)  # looked up once: a damaged entry warns once
-                begun = begin_sheet(sheets, cached, info, pool)  # while the report's pages are laid out
-                # report.pdf and the handout with the build id's placeholder, set after rendering
-                # (reportgen.render.stamp): a change they do not show leaves their pages cached
-                stampable = stamp.usable(results_json, repr(config))
-                unnamed = dict(ctx, meta=dict(ctx["meta"], **build_fields(config, info, stamp.PLACEHOLDER)))
-                printed, marks = {}, {}
-                for name, template in (("report", "report.html.j2"), ("handout", "handout.html.j2")):
-                    printed[name], marks[name] = (stamp.mark(render_html(unnamed, "print", template)) if stampable
-                                                  else (render_html(ctx, "print", template), 0))
-                printed.update(sheets)
-                cached.update(cached_pdfs({name: printed[name] for name in marks}, store))
-            else:
-                screen()
-        timings["html"] = time.perf_counter() - stage
+    known = formulas.typeset_from(store)
+    with progress.stage("html", "laying out the report"):
+        ctx = context(sections, catalog, info, config, build)
         if "pdf" in config.format:
-            stage = time.perf_counter()
-            rendered = _pdf_stage(ctx, printed, marks, build, results_json.encode(), info, store, progress, pool,
-                                  screen, begun, cached)
-            files["report.pdf"], files["report-handout.pdf"] = rendered.pop("report"), rendered.pop("handout")
-            files.update((f"{name}.pdf", pdf) for name, pdf in rendered.items())
-            timings["pdf"] = time.perf_counter() - stage
-        formulas.typeset_into(store, known)
-    try:
-        scope = {"experiments": [s.experiment.name for s in sections], "formats": list(config.format)}
-        with progress.stage("write", f"{len(files)} files into {out}"):
-            return publish(out, files, build, progress.warn, scope, replace=config.replace, known=known_experiments())
-    except OSError as exc:
-        raise ReportgenError(f"cannot write the report into {out}: {exc.strerror or exc}; {_state_of(out)}; "
-                             "free space or choose another --output") from None
+            sheets = {sheet["name"]: render_sheet(ctx, sheet, "print") for sheet in ctx["sheets"]}
+            cached = cached_pdfs(sheets, store)  # looked up once: a damaged entry warns once
+            begun = begin_sheet(sheets, cached, info, pool)  # while the report's pages are laid out
+            # report.pdf and the handout with the build id's placeholder, set after rendering
+            # (reportgen.render.stamp): a change they do not show leaves their pages cached
+            stampable = stamp.usable(results_json, repr(config))
+            unnamed = dict(ctx, meta=dict(ctx["meta"], **build_fields(config, info, stamp.PLACEHOLDER)))
+            printed, marks = {}, {}
+            for name, template in (("report", "report.html.j2"), ("handout", "handout.html.j2")):
+                printed[name], marks[name] = (stamp.mark(render_html(unnamed, "print", template)) if stampable
+                                              else (render_html(ctx, "print", template), 0))
+            printed.update(sheets)
+            cached.update(cached_pdfs({name: printed[name] for name in marks}, store))
+        else:
+            screen()
+    timings["html"] = time.perf_counter() - stage
+    if "pdf" in config.format:
+        stage = time.perf_counter()
+        rendered = pdf_stage(ctx, printed, marks, build, results_json.encode(), info, store, progress, pool,
+                             screen, begun, cached)
+        files["report.pdf"], files["report-handout.pdf"] = rendered.pop("report"), rendered.pop("handout")
+        files.update((f"{name}.pdf", pdf) for name, pdf in rendered.items())
+        timings["pdf"] = time.perf_counter() - stage
+    formulas.typeset_into(store, known)
+    return files, build
 
 
-def known_experiments():
-    """The experiment families this version has (a set naming another is no fuller for lacking it)."""
-    from reportgen.experiments import EXPERIMENTS
-
-    return list(EXPERIMENTS)
-
-
-def _state_of(out):
-    """What a failed publish left in `out`, said truly: unchanged only when it is."""
-    from reportgen.publish.outputs import committed
-
-    if committed(out):
-        return "the new report is committed but not all in place; the next build there finishes it"
-    return "the previous report there is unchanged"
-
-
-__all__ = ["VERDICTS", "results_document", "render_html", "render_pdf", "write"]
+__all__ = ["render"]

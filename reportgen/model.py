@@ -1,0 +1,171 @@
+"""The report model: what judging decides and every output reads.
+
+Judging (reportgen.judging) fills it; rendering (reportgen.render) formats it and imports
+nothing from judging. Between the two no value is a formatted string: a verdict is a
+`Verdict`, its reasons are a `Reason` of numbers and flags, a measurement is a
+`reportgen.experiments.measure.Measurement` (numbers too), and a text of the claims data that names a
+measured number (a correction, a note, a line of the Findings) is a `Prose` whose parts are
+words and `Ref`s to the numbers, which a template prints at the precision the ref gives.
+The strings left are data: a claim's label and quote, a document's title, the words a
+measure says about its own evidence (`Measurement.undecided`, `method`).
+
+It imports nothing of the package: the claims data, judging and rendering all read it.
+"""
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class Verdict(StrEnum):
+    CONFIRMED = "confirmed"
+    PARTLY = "partly"
+    CONTRADICTED = "contradicted"
+    INCONCLUSIVE = "inconclusive"
+    UNVERIFIABLE = "unverifiable"
+
+
+VERDICTS = tuple(Verdict)  # the fixed order every count and legend uses
+DECISIVE = (Verdict.CONFIRMED, Verdict.CONTRADICTED, Verdict.PARTLY)
+
+
+class Severity(StrEnum):
+    """How wrong a contradicted statement is: a reader would learn something false, or a slip."""
+
+    MATERIAL = "material"
+    MINOR = "minor"
+
+
+class QuoteState(StrEnum):
+    """Whether a claim's quote is in its document's text now (reportgen.judging.documents)."""
+
+    FOUND = "found"
+    GONE = "gone"
+    FIXED = "fixed"  # an error whose quote is gone: the document no longer says it
+    UNREAD = "unread"
+    UNMATCHED = "unmatched"  # never found there: a typo in the claim, not a fix in the document
+
+
+class Outcome(StrEnum):
+    """Which branch of its rule a verdict came from: what its sentence has to say."""
+
+    NO_RULE = "no rule"  # rule unverifiable: the claim's reason says what would decide it
+    CITED = "cited"  # rule reference: decided by the cited source
+    NOT_MEASURED = "not measured"  # the measure could not be computed from this run (Reason.why)
+    COUNT = "count"  # exact: the measure gives another count of numbers than the document prints
+    EXACT = "exact"  # exact: compared entry-wise at the printed precision (Reason.same)
+    NO_NUMBER = "no number"  # interval: the documented value is not a number
+    NO_INTERVAL = "no interval"  # interval: no finite interval in this run
+    POINT = "point"  # interval without a margin: is the documented number inside?
+    WITHIN = "within"  # equivalence: the whole interval within documented ± margin
+    BEYOND = "beyond"  # equivalence: the whole interval beyond it
+    OPEN = "open"  # equivalence: neither; Reason.samples_needed would decide
+    NOT_FINITE = "not finite"  # threshold: the statistic is not finite
+    STRADDLES = "straddles"  # threshold: the value's interval reaches both sides
+    DECIDED = "decided"  # threshold: met or missed, every statistic agreeing
+    SPLIT = "split"  # threshold: the statistics disagree (Reason.views)
+    SUMMARY = "summary"  # one statement over several setups
+
+
+@dataclass(frozen=True)
+class View:
+    """Another statistic of the same quantity, judged against the same threshold."""
+
+    label: str
+    value: float
+    holds: bool
+
+
+@dataclass(frozen=True)
+class Reason:
+    """What a verdict rests on, as numbers: the rule's branch and the numbers it compared."""
+
+    outcome: Outcome
+    compared: object = None  # exact: the reading compared (the measurement, or the alternative matched)
+    digits: tuple = ()  # exact: the printed decimals of each entry
+    same: tuple = ()  # exact: whether each entry equals the printed one at its precision
+    matched_by: str = ""  # exact: the reading of an ambiguous convention that matched
+    tried: tuple = ()  # exact: the readings tried when none matched
+    documented: float | None = None  # interval: the documented number
+    statistic: float | None = None  # interval: the value; threshold: the statistic judged
+    threshold: float | None = None  # threshold: the reading's threshold
+    holds: bool | None = None  # threshold: whether the statistic meets it
+    views: tuple = ()  # threshold: View of each other statistic
+    samples_needed: int | None = None  # inconclusive: about how many samples would decide
+    deviation: float | None = None  # how far off the statement is, relative (severity's input)
+    overstated: bool = False  # contradicted inside the band of reasonable cuts for the word
+    undecided: str = ""  # evidence that cannot decide: the measure's words, or too few draws' (Reason.few)
+    few: tuple = ()  # too few draws: (n,) or (n, draws a sign test needs)
+    why: str = ""  # not measured: what was missing (the measure's own words)
+    deciding: tuple = ()  # summary: the ids of the setups that decide it (the others only explain)
+
+    def to_json(self):
+        return {
+            "outcome": self.outcome,
+            "compared": self.compared.to_json() if self.compared is not None else None,
+            "digits": list(self.digits),
+            "same": list(self.same),
+            "matched_by": self.matched_by,
+            "tried": list(self.tried),
+            "documented": self.documented,
+            "statistic": self.statistic,
+            "threshold": self.threshold,
+            "holds": self.holds,
+            "views": [{"label": v.label, "value": v.value, "holds": v.holds} for v in self.views],
+            "samples_needed": self.samples_needed,
+            "deviation": self.deviation,
+            "overstated": self.overstated,
+            "undecided": self.undecided,
+            "few": list(self.few),
+            "why": self.why,
+            "deciding": list(self.deciding),
+        }
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A number a text of the claims data names (reportgen.judging.prose): what to print and how.
+
+    `field` is the placeholder's: value, lo, hi, pct, n, interval, threshold, verdict, or a
+    detail or view; `value` the number (None: not measured in this build), `digits` its decimals.
+    """
+
+    field: str
+    value: object = None  # a float, an int (n), a Verdict, or None
+    digits: int = 3
+    measurement: object = None  # interval: the interval's measurement
+
+
+@dataclass(frozen=True)
+class Prose:
+    """A text of the claims data with the numbers it names resolved: words and Refs, in order."""
+
+    parts: tuple = ()
+
+    def __bool__(self):
+        return any(self.parts)
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A claim, the measurement it was judged on, its verdict and what the verdict rests on."""
+
+    claim: object  # reportgen.claims.Claim
+    measurement: object
+    verdict: Verdict
+    reason: Reason
+    severity: Severity | None = None  # contradicted only
+    setups: tuple = ()  # summary: the Judged of each setup
+    correct: Prose = field(default_factory=Prose)  # contradicted or partly: the correct statement
+    note: Prose = field(default_factory=Prose)  # the claim's note, its numbers resolved
+    boundary: Prose = field(default_factory=Prose)  # the claim's boundary, its numbers resolved
+    quote_state: QuoteState = QuoteState.UNREAD
+    printed_over_true: float | None = None  # the printed number ÷ the measured one, where they differ most
+
+    @property
+    def id(self):
+        return self.claim.id
+
+    @property
+    def documented(self):
+        d = self.claim.documented
+        return d if isinstance(d, str) else "[" + ", ".join(d) + "]"

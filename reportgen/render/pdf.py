@@ -1,0 +1,232 @@
+"""The PDFs: PDF/UA-1 from print HTML, each cached on its own HTML, shared with the build's workers.
+
+report.pdf and the handout get the build id stamped in after rendering (reportgen.render.stamp)
+and results.json attached; the errata sheets are cached on their own content.
+"""
+
+import re
+from pathlib import Path
+
+from reportgen import signals
+from reportgen.gcpause import paused_gc
+from reportgen.render.templates import render_html, templates, without_custom_properties
+
+
+def render_pdf(html, info):
+    """PDF/UA-1 (tagged) from print HTML; fetches nothing but data: URIs (no file, no network).
+
+    Dates come from the build time (SOURCE_DATE_EPOCH when set) and the file
+    identifier from the content, so an unchanged build gives identical bytes. results.json
+    is attached afterwards (attach_results): the rendering depends on the HTML alone.
+
+    WeasyPrint is given no identifier: with one, pydyf serializes and compresses every object
+    a second time to hash the file (a sixth of report.pdf's writing). pikepdf derives the
+    /ID from the content when headercells saves the file (deterministic_id), in C++.
+    """
+    import weasyprint
+    from weasyprint.urls import URLFetcher
+
+    from reportgen.render import headercells, pngpass
+
+    pngpass.install()  # the figures' PNGs go in as they are
+    fetcher = URLFetcher(allowed_protocols=("data",))  # the report embeds everything it shows
+    # Paged-media rules go in at author level, after the page's own styles, for WeasyPrint
+    # only: report.html keeps CSS that browsers and the Nu checker know.
+    print_css = (templates() / "print.css").read_text(encoding="utf-8")
+    html = html.replace("</head>", f"<style>\n{print_css}</style>\n</head>", 1)
+    with paused_gc():
+        document = weasyprint.HTML(string=html, url_fetcher=fetcher, base_url=".")
+        # PDF/UA-1: a structure tree (headings, lists, tables with headers, figures with
+        # their alt text), the language, the title shown, XMP metadata.
+        pdf = document.write_pdf(pdf_variant="pdf/ua-1")
+    # WeasyPrint's SVG drawing catches every exception, a Ctrl-C's too, and goes on without the
+    # image: a PDF typeset while a signal was taken may lack a formula. It is never cached or
+    # published; the build stops here instead of after every other PDF.
+    signals.raise_if_taken()
+    # ... and each table header cell with its scope, which WeasyPrint leaves out.
+    return headercells.associate_headers(pdf, html)
+
+
+def ready_to_render():
+    """Worker side: ready what rendering a PDF needs, before the first one comes.
+
+    The imports (a second), then a one-page PDF in the report's stylesheets: a process's first
+    render also loads the fonts and fills WeasyPrint's caches, half a second of CPU that the first
+    real PDF would pay on the build's critical path (a rebuild that re-renders one sheet waits
+    for it), for a tenth of a second here, while the worker waits for its first PDF anyway.
+    """
+    render_pdf(_warm_up_page(), None)  # installs pngpass too
+
+
+def _warm_up_page():
+    """A small print page with what the PDFs hold: headings, text in each face, a table with headers."""
+    css = without_custom_properties((templates() / "report.css").read_text(encoding="utf-8"))
+    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>warm-up</title><style>{css}</style>'
+            '</head><body><h1>Warm-up</h1><h2>Findings</h2><p>Text, <b>bold</b>, <i>italic</i>, <code>code</code>, '
+            'd<sub>k</sub>, 10<sup>2</sup>, √d, ≈ 0.455 ± 0.01.</p><table class="checks"><thead><tr><th>What</th>'
+            '<th>Verdict</th></tr></thead><tbody><tr><td>a statement</td><td>confirmed</td></tr></tbody></table>'
+            '</body></html>')
+
+
+def attach_results(pdf_bytes, results_json, info):
+    """The PDF with results.json attached (an embedded file with /F and /UF, relationship Data).
+
+    A tenth of a second where rendering takes seconds: a change to a claim that a PDF does not
+    show changes only its attachment, and the rendered pages come from the cache.
+    """
+    import datetime
+    import io
+
+    import pikepdf
+
+    stamp = datetime.datetime.fromisoformat(info["build_time"]).strftime("D:%Y%m%d%H%M%SZ")
+    with pikepdf.open(io.BytesIO(pdf_bytes)) as pdf:
+        pdf.attachments["results.json"] = pikepdf.AttachedFileSpec(
+            pdf, results_json, description="Every number of this report, as JSON", filename="results.json",
+            mime_type="application/json", creation_date=stamp, mod_date=stamp, relationship=pikepdf.Name.Data)
+        out = io.BytesIO()
+        pdf.save(out, deterministic_id=True)
+        return out.getvalue()
+
+
+def pdf_key(html):
+    """Hash of everything a rendered PDF depends on: its HTML, every template and stylesheet,
+    the code that renders it and post-processes it, and the versions of WeasyPrint and of
+    pikepdf (which writes the final file)."""
+    import hashlib
+    from importlib import metadata
+
+    from reportgen.render import headercells, pngpass
+
+    digest = hashlib.sha256(html.encode())
+    folder = templates()
+    for item in sorted(folder.iterdir(), key=lambda p: p.name):
+        if item.is_file() and not item.name.endswith((".py", ".pyc")):
+            digest.update(item.name.encode() + b"\0" + item.read_bytes())
+    digest.update(Path(__file__).read_bytes())
+    for module in (headercells, pngpass):
+        digest.update(Path(module.__file__).read_bytes())
+    for package in ("weasyprint", "pikepdf"):
+        digest.update(metadata.version(package).encode() + b"\0")
+    return digest.hexdigest()[:32]
+
+
+EMBEDDED_PNG = re.compile(r"data:image/png;base64,[A-Za-z0-9+/=]*")
+
+
+def _weight(html):
+    """How long a PDF takes to lay out, roughly: its HTML without the PNGs (embedded as they are)."""
+    return len(html) - sum(len(m) for m in EMBEDDED_PNG.findall(html))
+
+
+def check_pdf(data):
+    """Why cached PDF bytes are unfit, or None."""
+    if not data.startswith(b"%PDF-") or b"%%EOF" not in data[-1024:]:
+        return "not a complete PDF"
+    return None
+
+
+def cached_pdfs(named, store):
+    """{name: (cache key, the cached PDF's bytes or None)} for {name: print HTML}."""
+    keys = {name: pdf_key(html) for name, html in named.items()}
+    return {name: (key, store.load_bytes(name, key, check_pdf)) for name, key in keys.items()}
+
+
+FIRST = object()  # pdfs(): this process's own work, done while the workers begin the PDFs
+
+
+def pdfs(named, info, store, pool=None, first=None, cached=None, begun=None):
+    """{name: PDF bytes} for {name: print HTML}, each cached on its own HTML (`cached`: what cached_pdfs
+    gave, when the caller has looked already; `begun`: {name: Future} a worker began, begin_sheet).
+
+    The PDFs are independent renders, shared between this process and the build's worker
+    processes (`pool`, reportgen.workers; else ones of its own), each taking the largest left
+    after any begun (WeasyPrint holds the GIL); `first()`, when given, is this process's before any
+    PDF (the screen pages: the workers begin the PDFs meanwhile).
+    """
+    from reportgen import workers
+
+    cached = cached or cached_pdfs(named, store)
+    out = {name: pdf for name, (_, pdf) in cached.items()}
+    begun = begun or {}
+    todo = sorted((name for name in named if out[name] is None and name not in begun), key=lambda n: -_weight(named[n]))
+    jobs = [FIRST, *todo] if first is not None else todo
+    here = lambda name: first() if name is FIRST else render_pdf(named[name], info)  # noqa: E731
+    if not begun and len(todo) < 2 and not (pool and pool.started()):  # a worker starts slower than one render
+        out.update((name, here(name)) for name in jobs)
+    else:
+        with workers.owned(pool) as pool:
+            for name, done in pool.share(jobs, here, lambda name: (render_pdf, named[name], info), begun=begun.items()):
+                out[name] = done.result()
+    out.pop(FIRST, None)
+    for name in [*todo, *begun]:
+        store.store_bytes(name, cached[name][0], out[name])
+    return out
+
+
+def begin_sheet(sheets, cached, info, pool):
+    """{name: Future} of the longest of the sheets' PDFs not in the cache (`cached`: cached_pdfs'),
+    begun now in the build's worker when it is up and some sheets are cached; {} otherwise.
+
+    The report's and the handout's print pages are still to be laid out (a few tenths of a second
+    here): a rebuild after an edit to one claim's text that only its sheet shows waits for that sheet
+    alone (one that report.pdf shows too waits a second more, the screen pages laid out here first).
+    A build that typesets every sheet (cold, or after a template change) keeps the longest first.
+    """
+    if pool is None or not pool.started():
+        return {}
+    missing = [name for name, (_, pdf) in cached.items() if pdf is None]
+    if not missing or len(missing) == len(sheets):
+        return {}
+    name = max(missing, key=lambda n: _weight(sheets[n]))
+    future = pool.offload(render_pdf, sheets[name], info)
+    return {name: future} if future is not None else {}
+
+
+def _pdf_estimate(progress, printed, missing):
+    """(kind, expected seconds or None) of the pdf stage. With some PDFs from the cache it is
+    "partial": a cached stage's time and the cold time's share of what is typeset, kept apart
+    (no estimate's kind, so it never moves the cold or cached ones)."""
+    if not missing or len(missing) == len(printed):
+        return ("cold" if missing else "cached"), None
+    cold, cached = progress.expected("pdf", "cold"), progress.expected("pdf", "cached")
+    weight = sum(_weight(printed[n]) for n in missing) / sum(_weight(h) for h in printed.values())
+    share = max(weight, len(missing) / len(printed))  # a sheet's tables cost more per byte
+    return "partial", (cached + cold * share if cold is not None and cached is not None else None)
+
+
+def pdf_stage(ctx, printed, marks, build, results_json, info, store, progress, pool, screen, begun, cached):
+    """{name: finished PDF bytes}: rendered or cached, the build id stamped into those printed
+    with its placeholder (else rendered with the id), results.json attached to report.pdf and
+    the handout; `screen()` lays out report.html's pages meanwhile; `begun`, `cached`: begin_sheet's, cached_pdfs'."""
+    from reportgen.render import stamp
+
+    missing = [name for name, (_, pdf) in cached.items() if pdf is None]
+    typeset = [f"{'report-handout' if n == 'handout' else n}.pdf" for n in missing]
+    also = ", with report.html meanwhile" if "html" in ctx["formats"] else ""
+    what = (f"typesetting {', '.join(typeset) if len(typeset) < 4 else f'{len(typeset)} PDFs'} (tagged "
+            f"PDF/UA-1), {len(printed) - len(typeset)} from the cache{also}" if typeset
+            else f"all {len(printed)} PDFs from the cache{also}")
+    kind, expected = _pdf_estimate(progress, printed, missing)
+    finished, tried = {}, set()
+
+    def finish(pdfs_by_name, stamped=True):
+        for name, pdf in pdfs_by_name.items():
+            tried.add(name)
+            if name in marks:  # report.pdf and the handout: the id stamped, results.json attached
+                pdf = stamp.stamp(pdf, build, marks[name]) if stamped and marks[name] else pdf
+                if pdf is None:
+                    continue  # cannot be stamped exactly: rendered with the id, below
+                pdf = attach_results(pdf, results_json, info)
+            finished[name] = pdf
+
+    def first():  # this process's, while the workers typeset: the screen pages, the cached PDFs finished
+        screen()
+        finish({name: pdf for name, (_, pdf) in cached.items() if pdf is not None})
+
+    with progress.stage("pdf", what, kind=kind, expected=expected):
+        rendered = pdfs(printed, info, store, pool=pool, first=first, cached=cached, begun=begun)
+        finish({name: rendered[name] for name in printed if name not in tried})  # first() did the cached ones
+        again = {name: render_html(ctx, "print", f"{name}.html.j2") for name in marks if name not in finished}
+        finish(pdfs(again, info, store, pool=pool) if again else {}, stamped=False)
+    return {name: finished[name] for name in printed}  # one order, whichever came from the cache
