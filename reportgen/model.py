@@ -45,6 +45,15 @@ class QuoteState(StrEnum):
     UNMATCHED = "unmatched"  # never found there: a typo in the claim, not a fix in the document
 
 
+QUOTE_WORDS = {  # a quote's state in words, wherever it is shown
+    QuoteState.FOUND: "quote found in the document",
+    QuoteState.GONE: "quote no longer in the document",
+    QuoteState.UNMATCHED: "quote not found in the document (copy it verbatim)",
+    QuoteState.FIXED: "error fixed in the document",
+    QuoteState.UNREAD: "quote not looked up (the document's text was not given)",
+}
+
+
 class Outcome(StrEnum):
     """Which branch of its rule a verdict came from: what its sentence has to say."""
 
@@ -169,3 +178,67 @@ class Judged:
     def documented(self):
         d = self.claim.documented
         return d if isinstance(d, str) else "[" + ", ".join(d) + "]"
+
+
+@dataclass(frozen=True)
+class Section:
+    """One family as the report shows it: its run, verdicts, tables and figures.
+
+    A failure in any of them fails only its own section: the report shows a failure box there."""
+
+    run: object  # reportgen.scheduler.Run
+    judged: tuple = ()  # Judged, in claims-file order
+    tables: tuple = ()  # Table, or (ClaimTable, tuple of Judged)
+    figures: tuple = ()  # (Figure, {"svg": bytes, "png": bytes})
+    error: str | None = None  # the run's error, or the one of its tables or figures
+
+    @property
+    def experiment(self):
+        return self.run.experiment
+
+
+@dataclass(frozen=True)
+class Beat:
+    """One question of the √d_k story, answered by its statements' verdicts (reportgen.judging.story)."""
+
+    question: str
+    which: str  # holds, mixed, fails or open: which of its texts the verdicts call for
+    text: Prose
+    lead: Prose
+    scale: Prose  # the sentence on the evidence's scale (a measurement of this build), or empty
+    claims: tuple  # the ids of its statements this build shows, in the story's order
+    families: tuple  # the families whose chapters show them, in order of first mention
+
+
+@dataclass(frozen=True)
+class Report:
+    """A build's verdicts as every output reads them: the sections, and what is counted once."""
+
+    sections: tuple  # Section, in the registry's order
+    statements: tuple  # the top-level Judged: each statement once (a summary stands for its setups)
+    counts: dict  # verdict: number of statements
+    tally: dict  # statements and checks, the kinds of evidence confirmed statements hold by
+    coverage: dict  # per document: found, checked, unverifiable, not checkable, consistency, rows
+    family_wise: dict  # interval rows and the false contradictions chance alone would give
+    story: tuple = ()  # Beat
+    unsaid: tuple = ()  # Prose: what none of the documents says, where the verdicts show it
+
+    @property
+    def judged(self):
+        """Every check, setups included, section by section."""
+        return [j for s in self.sections for j in s.judged]
+
+
+def statements(judged):
+    """The top-level rows: each statement once (a summary stands for its setups)."""
+    judged = list(judged)
+    setups = {s.id for j in judged for s in j.setups}
+    return [j for j in judged if j.id not in setups]
+
+
+def verdict_counts(judged):
+    """Number of claims per verdict, in the fixed verdict order."""
+    counts = {v: 0 for v in VERDICTS}
+    for j in judged:
+        counts[j.verdict] += 1
+    return counts

@@ -54,8 +54,8 @@ def run_all(config, progress, catalog, families, drawer=None, store=None, device
     from reportgen import timing
     from reportgen.claims import checks
     from reportgen.device import resolve_device
-    from reportgen.judging.runs import documented_numbers, fill_in, mark_quotes, sum_up
-    from reportgen.render.sections import lay_out_all, present, with_figures
+    from reportgen.judging.runs import documented_numbers, fill_in, mark_quotes, present, sum_up
+    from reportgen.render.sections import lay_out_all, with_figures
     from reportgen.scheduler import look_up, runs, workers_for
 
     chosen = selected(config, families, catalog)
@@ -122,6 +122,7 @@ def build(config, progress, catalog=None, families=None):
     from reportgen.device import resolve_device
     from reportgen.experiments import EXPERIMENTS
     from reportgen.judging import documents
+    from reportgen.judging.assemble import assemble
     from reportgen.publish import aside, outputs, provenance
     from reportgen.render import report
     from reportgen.render.drawing import Drawer
@@ -153,7 +154,8 @@ def build(config, progress, catalog=None, families=None):
         info["documents"] = documents.provenance(texts)
         if any(s.error for s in sections):  # never published over a good set: beside it, named
             config = drawer.config = aside.config_of(config)
-        files, build_id = report.render(sections, catalog, info, config, timings, store, progress, pool)
+        files, build_id = report.render(assemble(sections, catalog), catalog, info, config, timings, store, progress,
+                                        pool)
         scope = {"experiments": [s.experiment.name for s in sections], "formats": list(config.format)}
         with drawer.publishing():  # figure files staged first: a full folder stops the build before it publishes
             written = outputs.write(Path(config.output), files, build_id, progress, scope, config.replace, list(families))

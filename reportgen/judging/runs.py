@@ -5,9 +5,21 @@ only hands it the measurements and carries the verdicts on.
 
 from dataclasses import replace
 
+from reportgen.errors import short_traceback
 from reportgen.experiments.measure import MeasureUnavailable, level_of
 from reportgen.judging import prose
 from reportgen.judging.judge import judge, summarize, unavailable
+from reportgen.model import Section
+
+
+def present(run, claims):
+    """The section of a finished run: its claims' verdicts; a failure here fails only this section."""
+    if run.error:
+        return Section(run, error=run.error)
+    try:
+        return Section(run, judge_run(run, claims))
+    except Exception as exc:
+        return Section(run, error=short_traceback(exc))
 
 
 def judge_run(run, claims):

@@ -7,7 +7,7 @@ No sentence here is typed by hand.
 """
 
 from reportgen.judging import prose
-from reportgen.model import Prose
+from reportgen.model import Beat, Prose
 
 WRONG = ("contradicted", "partly")
 OPEN = ("inconclusive", "unverifiable")
@@ -54,37 +54,36 @@ def _scale_sentence(beat, measurement):
     return Prose(sentence.parts + ((f" {undecided[0].upper()}{undecided[1:]}.",) if undecided else ()))
 
 
-def story(catalog, rows, chapters, sections=()):
-    """The beats whose statements this build judged, each with its text, lead and rows."""
-    judged = {i: r["j"] for i, r in rows.items()}
-    chapter_of = {r["id"]: c["title"] for c in chapters for t in c["claim_tables"] for r in rows.values()
-                  if r["table"] == t}
+def shown(sections):
+    """{claim id: (Judged, family)} of the claims the sections' claims tables show, in order."""
+    return {j.id: (j, s.experiment.name) for s in sections for t in s.tables if isinstance(t, tuple) for j in t[1]}
+
+
+def story(catalog, sections):
+    """The beats whose statements this build judged and shows, each with its texts resolved."""
+    rows = shown(sections)
+    judged = {i: j for i, (j, _) in rows.items()}
     out = []
     for beat in catalog.story:
-        mine = [rows[i] for i in beat.claims if i in rows]
+        mine = [i for i in beat.claims if i in rows]
         if not mine:
             continue
-        which = choice([r["verdict"] for r in mine])
+        which = choice([rows[i][0].verdict for i in mine])
         text = {"holds": beat.holds, "fails": beat.fails, "mixed": beat.mixed or beat.fails,
                 "open": beat.open or beat.holds}[which]
-        out.append({
-            "question": beat.question,
-            "text": prose.resolve(text, judged),
-            "which": which,
-            "lead": prose.resolve(beat.lead, judged),
-            "scale": _scale_sentence(beat, scale_of(beat, sections)),
-            "chapters": list(dict.fromkeys(chapter_of[r["id"]] for r in mine if r["id"] in chapter_of)),
-            "rows": mine,
-        })
-    return out
+        out.append(Beat(question=beat.question, which=which, text=prose.resolve(text, judged),
+                        lead=prose.resolve(beat.lead, judged), scale=_scale_sentence(beat, scale_of(beat, sections)),
+                        claims=tuple(mine), families=tuple(dict.fromkeys(rows[i][1] for i in mine))))
+    return tuple(out)
 
 
-def unsaid(catalog, rows):
+def unsaid(catalog, sections):
     """What none of the documents says, where this build's verdicts show it."""
-    judged = {i: r["j"] for i, r in rows.items()}
+    rows = shown(sections)
+    judged = {i: j for i, (j, _) in rows.items()}
     out = []
     for item in catalog.unsaid:
         first = rows.get(item.claims[0])
-        if first is not None and first["verdict"] in item.when:
+        if first is not None and first[0].verdict in item.when:
             out.append(prose.resolve(item.text, judged))
-    return out
+    return tuple(out)

@@ -1,15 +1,10 @@
 """The verdicts counted: statements (a summary stands for its setups), coverage per document, tallies."""
 
-from reportgen.model import VERDICTS, Verdict
+from reportgen.model import Verdict, statements, verdict_counts
 
 CONFIRMED, CONTRADICTED, UNVERIFIABLE = Verdict.CONFIRMED, Verdict.CONTRADICTED, Verdict.UNVERIFIABLE
 
-
-def statements(judged):
-    """The top-level rows: each statement once (a summary stands for its setups)."""
-    judged = list(judged)
-    setups = {s.id for j in judged for s in j.setups}
-    return [j for j in judged if j.id not in setups]
+__all__ = ["coverage", "family_wise", "statements", "tally", "verdict_counts"]
 
 
 def coverage(judged, documents, unchecked):
@@ -65,11 +60,3 @@ def tally(judged):
         "check_verdicts": verdict_counts(judged),
         "hold": {"measured": len(confirmed) - cited - consistency, "cited": cited, "consistency": consistency},
     }
-
-
-def verdict_counts(judged):
-    """Number of claims per verdict, in the fixed verdict order."""
-    counts = {v: 0 for v in VERDICTS}
-    for j in judged:
-        counts[j.verdict] += 1
-    return counts

@@ -16,16 +16,15 @@ from reportgen.errors import ReportgenError
 from reportgen.experiments.family import Table
 from reportgen.experiments.sources import Source
 from reportgen.experiments.stats import LEVEL
-from reportgen.judging import story
-from reportgen.judging.documents import FIXED, GONE, STATES, UNMATCHED
-from reportgen.judging.tally import coverage, family_wise, statements, tally, verdict_counts
-from reportgen.model import VERDICTS
+from reportgen.model import QUOTE_WORDS as STATE_WORDS
+from reportgen.model import VERDICTS, QuoteState, statements, verdict_counts
 from reportgen.render import errata, plainwords, wording
 
 ERRORS = ("contradicted",)  # verdicts that say a document is wrong (material or minor)
 IN_PART = ("partly",)  # verdicts that say it is right in some setups only
 UNSETTLED = ("inconclusive", "unverifiable")  # verdicts that leave the statement open
-QUOTE_WORDS = {state: STATES[state] for state in (GONE, FIXED, UNMATCHED)}  # shown beside a verdict
+GONE, FIXED, UNMATCHED = QuoteState.GONE, QuoteState.FIXED, QuoteState.UNMATCHED
+QUOTE_WORDS = {state: STATE_WORDS[state] for state in (GONE, FIXED, UNMATCHED)}  # shown beside a verdict
 # What every page of a build of these profiles says about itself: its sizes decide nothing
 # (the title page's sentence, which every PDF page repeats in its margin).
 PROFILE_WARNINGS = {"quick": "Quick profile: sizes too small for the verdicts to be relied on."}
@@ -203,9 +202,9 @@ def _errors_of_section(rows):
     return items, tables
 
 
-def findings(sections, catalog, rows, chapters):
+def findings(report, catalog, rows, chapters):
     """The findings: what holds, every material error by document and section, the rest counted."""
-    judged = statements(j for s in sections for j in s.judged)  # each statement once
+    judged = report.statements  # each statement once
     # A material summary statement stands for its setups: they are not listed again.
     covered = {s.id for j in judged if severity(j) == "material" for s in getattr(j, "setups", ())}
     by_doc = {doc: {"material": {}, "minor": [], "partly": []} for doc in catalog.documents}
@@ -246,7 +245,7 @@ def findings(sections, catalog, rows, chapters):
         if mine:
             right.append({"title": chapter["title"], "slug": chapter["slug"], "confirmed": len(confirmed),
                           "checked": len(mine), "docs": sorted({j.claim.doc for j in confirmed})})
-    counts = verdict_counts(judged)
+    counts = report.counts
     return {
         "documents": documents,
         "fixed": [r for r in moved if r["quote_state"] == FIXED],
@@ -254,7 +253,7 @@ def findings(sections, catalog, rows, chapters):
         "right": right,
         "counts": counts,
         "n_statements": len(judged),
-        "tally": tally(j for s in sections for j in s.judged),
+        "tally": report.tally,
         "n_material": sum(d["n_material"] for d in documents),
         "n_minor": sum(len(d["minor"]) for d in documents),
         "n_partly": sum(len(d["partly"]) for d in documents),
@@ -375,14 +374,23 @@ def key_figures(chapters):
     return out
 
 
-def context(sections, catalog, info, config, build):
-    """Everything the templates show, for one build."""
+def story(report, rows, chapters):
+    """The √d_k story's beats as the templates show them: texts printed, rows and chapters named."""
+    title = {c["slug"]: c["title"] for c in chapters}
+    return [{"question": beat.question, "which": beat.which, "text": wording.prose(beat.text),
+             "lead": wording.prose(beat.lead), "scale": wording.prose(beat.scale),
+             "chapters": [title[f] for f in beat.families if f in title], "rows": [rows[i] for i in beat.claims]}
+            for beat in report.story]
+
+
+def context(report, catalog, info, config, build):
+    """Everything the templates show, for one build (`report`: reportgen.model.Report)."""
+    sections = report.sections
     titles = {d: errata.short_title(doc.title) for d, doc in catalog.documents.items()}
     chapters, appendix, rows = chapters_and_appendix(sections, config, set(catalog.documents), titles)
-    found = findings(sections, catalog, rows, chapters)
-    found["story"] = [dict(beat, **{k: wording.prose(beat[k]) for k in ("text", "lead", "scale")})
-                      for beat in story.story(catalog, rows, chapters, sections)]
-    found["unsaid"] = [wording.prose(text) for text in story.unsaid(catalog, rows)]
+    found = findings(report, catalog, rows, chapters)
+    found["story"] = story(report, rows, chapters)
+    found["unsaid"] = [wording.prose(text) for text in report.unsaid]
     documents, papers = references(catalog, sections, info, config)
     meta = title_block(config, info, build)
     sheets = errata.sheets(catalog, rows, found, documents, meta["profile_warning"])
@@ -395,8 +403,8 @@ def context(sections, catalog, info, config, build):
         "appendix": appendix,
         "claims": rows,
         "findings": found,
-        "coverage": coverage([j for s in sections for j in s.judged], catalog.documents, catalog.unchecked),
-        "family_wise": family_wise([j for s in sections for j in s.judged]),
+        "coverage": report.coverage,
+        "family_wise": report.family_wise,
         "unchecked": list(catalog.unchecked),
         "unchecked_without_sheet": [u for u in catalog.unchecked if u.doc not in sheeted],  # report.pdf lists these
         "totals": found["counts"],

@@ -9,7 +9,7 @@ overall counts), so its PDF is cached on its own content: a change to one docume
 renders that sheet alone again.
 """
 
-from reportgen.judging.tally import statements, verdict_counts
+from reportgen.model import statements, verdict_counts
 from reportgen.render import wording
 
 PREFIX = "errata-"  # the sheets' file names: errata-<document id>.html and .pdf

@@ -18,13 +18,14 @@ from reportgen.render.results import results_document
 from reportgen.render.templates import render_html, render_sheet
 
 
-def render(sections, catalog, info, config, timings, store, progress, pool=None):
-    """({file name: text or bytes}, build id) of every output `config.format` asks for; `pool`: the
+def render(report, catalog, info, config, timings, store, progress, pool=None):
+    """({file name: text or bytes}, build id) of every output `config.format` asks for, from the
+    report model (reportgen.model.Report, which judging assembled); `pool`: the
     build's worker processes (reportgen.workers), which render PDFs beside this one; `store`: the
     cache the PDFs and typeset formulas are kept in."""
     if "pdf" in config.format and pool is not None:
         pool.warm(ready_to_render)  # while this process lays the pages out (none on one core)
-    results_json = json.dumps(results_document(sections, catalog, info, config.title), indent=1, ensure_ascii=False)
+    results_json = json.dumps(results_document(report, catalog, info, config.title), indent=1, ensure_ascii=False)
     build = hashlib.sha256(results_json.encode()).hexdigest()[:16]
     files = {"results.json": results_json, "report.bib": citation.bibliography(config, info, build),
              "CITATION.cff": citation.cff(config, info, build)}
@@ -39,7 +40,7 @@ def render(sections, catalog, info, config, timings, store, progress, pool=None)
 
     known = formulas.typeset_from(store)
     with progress.stage("html", "laying out the report"):
-        ctx = context(sections, catalog, info, config, build)
+        ctx = context(report, catalog, info, config, build)
         if "pdf" in config.format:
             sheets = {sheet["name"]: render_sheet(ctx, sheet, "print") for sheet in ctx["sheets"]}
             cached = cached_pdfs(sheets, store)  # looked up once: a damaged entry warns once

@@ -9,7 +9,6 @@ import math
 from reportgen.experiments.family import Table
 from reportgen.experiments.stats import LEVEL
 from reportgen.formatting import parse_printed
-from reportgen.judging.tally import coverage, family_wise, statements, tally, verdict_counts
 from reportgen.render import wording
 
 
@@ -63,10 +62,11 @@ def _claim_table_json(table, rows):
     return {"slug": table.slug, "title": table.title, "claims": [j.id for j in rows]}
 
 
-def results_document(sections, catalog, info, title):
-    """Every number shown, every claim with its quote, measurement and verdict, and provenance."""
+def results_document(report, catalog, info, title):
+    """Every number shown, every claim with its quote, measurement and verdict, and provenance, from
+    the report model (reportgen.model.Report)."""
     experiments = {}
-    for s in sections:
+    for s in report.sections:
         experiments[s.experiment.name] = {
             "title": s.experiment.title,
             "status": "failed" if s.error else "ok",
@@ -79,16 +79,16 @@ def results_document(sections, catalog, info, title):
                 for t in s.tables
             ],
         }
-    judged = [j for s in sections for j in s.judged]
+    judged = report.judged
     return {
         "schema_version": SCHEMA_VERSION,
         "title": title,
         "provenance": info,
         "documents": {d.id: {"title": d.title, "citation": d.citation} for d in catalog.documents.values()},
-        "verdicts": verdict_counts(statements(judged)),  # statements: a summary stands for its setups
-        "counts": tally(judged),  # statements and checks, named as the report and `check` name them
-        "coverage": coverage(judged, catalog.documents, catalog.unchecked),
-        "family_wise": family_wise(judged),
+        "verdicts": report.counts,  # statements: a summary stands for its setups
+        "counts": report.tally,  # statements and checks, named as the report and `check` name them
+        "coverage": report.coverage,
+        "family_wise": report.family_wise,
         "interval_level": LEVEL,  # of every confidence interval the report prints and judges by
         "not_checkable": [{"doc": u.doc, "section": u.section, "quote": u.quote, "reason": u.reason}
                           for u in catalog.unchecked],

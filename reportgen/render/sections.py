@@ -1,38 +1,13 @@
-"""One family as the report shows it: its run, its verdicts, its tables and its figures.
+"""A section laid out: its claims tables filled with their verdicts, its figures beside them.
 
-A failure in any of them fails only its own section: the report shows a failure box there.
+A failure in any of them fails only its own section (reportgen.model.Section): the report
+shows a failure box there.
 """
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from reportgen.errors import short_traceback
 from reportgen.experiments.family import ClaimTable
-from reportgen.judging.runs import judge_run
-
-
-@dataclass(frozen=True)
-class Section:
-    """One family as the report shows it: its run, verdicts, tables and figures."""
-
-    run: object  # reportgen.scheduler.Run
-    judged: tuple = ()  # Judged, in claims-file order
-    tables: tuple = ()  # Table, or (ClaimTable, tuple of Judged)
-    figures: tuple = ()  # (Figure, {"svg": bytes, "png": bytes})
-    error: str | None = None  # the run's error, or the one of its tables or figures
-
-    @property
-    def experiment(self):
-        return self.run.experiment
-
-
-def present(run, claims):
-    """The verdicts of a finished run's claims; a failure here fails only this section."""
-    if run.error:
-        return Section(run, error=run.error)
-    try:
-        return Section(run, judge_run(run, claims))
-    except Exception as exc:
-        return Section(run, error=short_traceback(exc))
 
 
 def lay_out(run, judged, documents=None):
