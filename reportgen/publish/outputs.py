@@ -15,13 +15,13 @@ import json
 import os
 from pathlib import Path
 
-from reportgen import inputs, limits, signals
+from reportgen import artifacts, inputs, limits, signals
 from reportgen.atomic import remove_leftovers, write_atomic
 from reportgen.publish import lock
 
-# the set reportgen owns
-OUTPUT_NAMES = ("results.json", "report.html", "report.pdf", "report-handout.pdf", "report.bib", "CITATION.cff")
-SHEET_PREFIX = "errata-"  # and one errata sheet per document: errata-<id>.html, errata-<id>.pdf
+# the set reportgen owns: the files its outputs declare (reportgen.artifacts), and the
+# per-document ones by their prefix (errata-<id>.html, errata-<id>.pdf)
+OUTPUT_NAMES, SHEET_PREFIXES = artifacts.owned()
 MANIFEST = ".reportgen-manifest.json"
 JOURNAL = ".reportgen-swap.json"
 STAGED = ".staged"
@@ -115,7 +115,7 @@ def _apply(folder):
 def _safe_name(name):
     if not isinstance(name, str) or "/" in name or "\\" in name or name.startswith("."):
         return name == MANIFEST
-    return name in OUTPUT_NAMES or name.startswith(("report-", SHEET_PREFIX))
+    return name in OUTPUT_NAMES or name.startswith(SHEET_PREFIXES)
 
 
 def manifest_of(folder):

@@ -9,16 +9,11 @@ overall counts), so its PDF is cached on its own content: a change to one docume
 renders that sheet alone again.
 """
 
+from reportgen.artifacts import by_name
 from reportgen.model import statements, verdict_counts
 from reportgen.render import wording
 
-PREFIX = "errata-"  # the sheets' file names: errata-<document id>.html and .pdf
-
-
-def name(doc):
-    """The file name of a document's sheet, without its extension."""
-    return f"{PREFIX}{doc}"
-
+ERRATA = by_name("errata")
 
 def measured_values(row):
     """What a wrong row measured, as rows: a statement summed up over setups shows its wrong
@@ -78,7 +73,7 @@ def sheets(catalog, rows, found, documents, profile_warning):
         counts = verdict_counts(top)
         out.append({
             "doc": doc,
-            "name": name(doc),
+            "name": ERRATA.key(doc),  # its files: reportgen.artifacts
             "title": document.title,
             "reference": reference.get(doc, {"id": doc, "title": document.title, "citation": document.citation}),
             "counts": counts,

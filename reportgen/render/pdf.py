@@ -195,14 +195,17 @@ def _pdf_estimate(progress, printed, missing):
     return "partial", (cached + cold * share if cold is not None and cached is not None else None)
 
 
-def pdf_stage(ctx, printed, marks, build, results_json, info, store, progress, pool, screen, begun, cached):
-    """{name: finished PDF bytes}: rendered or cached, the build id stamped into those printed
-    with its placeholder (else rendered with the id), results.json attached to report.pdf and
-    the handout; `screen()` lays out report.html's pages meanwhile; `begun`, `cached`: begin_sheet's, cached_pdfs'."""
+def pdf_stage(ctx, pages, build, results_json, info, store, progress, pool, screen, begun, cached):
+    """{key: finished PDF bytes} of the print pages ({key: reportgen.render.report.Printed}):
+    rendered or cached, the build id stamped into a stamped output's PDF printed with its
+    placeholder (else rendered with the id), results.json attached to it; `screen()` lays out
+    the screen pages meanwhile; `begun`, `cached`: begin_sheet's, cached_pdfs'."""
     from reportgen.render import stamp
 
+    printed = {key: page.html for key, page in pages.items()}
+    marks = {key: page.marks for key, page in pages.items() if page.output.stamped}
     missing = [name for name, (_, pdf) in cached.items() if pdf is None]
-    typeset = [f"{'report-handout' if n == 'handout' else n}.pdf" for n in missing]
+    typeset = [pages[n].file for n in missing]
     also = ", with report.html meanwhile" if "html" in ctx["formats"] else ""
     what = (f"typesetting {', '.join(typeset) if len(typeset) < 4 else f'{len(typeset)} PDFs'} (tagged "
             f"PDF/UA-1), {len(printed) - len(typeset)} from the cache{also}" if typeset
@@ -227,6 +230,6 @@ def pdf_stage(ctx, printed, marks, build, results_json, info, store, progress, p
     with progress.stage("pdf", what, kind=kind, expected=expected):
         rendered = pdfs(printed, info, store, pool=pool, first=first, cached=cached, begun=begun)
         finish({name: rendered[name] for name in printed if name not in tried})  # first() did the cached ones
-        again = {name: render_html(ctx, "print", f"{name}.html.j2") for name in marks if name not in finished}
+        again = {name: render_html(pages[name].own, "print", pages[name].output) for name in marks if name not in finished}
         finish(pdfs(again, info, store, pool=pool) if again else {}, stamped=False)
     return {name: finished[name] for name in printed}  # one order, whichever came from the cache

@@ -1,72 +1,119 @@
-"""Render every output of a build in memory: results.json, report.html, the PDFs, the citations.
+"""Render every output of a build in memory, as reportgen.artifacts declares them.
 
-One context, several renderings of it: report.html for a screen (MathML, dark mode, links to
-the other files), report.pdf for print (findings first, every claims table in an
-appendix), report-handout.pdf (findings, key figures, material errors: a few pages for a
-course) and an errata sheet per document. `render` returns the files' bytes; the pipeline
-publishes them (reportgen.publish.outputs), all together or none.
+One context, laid out by each declared template for each medium its --format asks for:
+report.html for a screen (MathML, dark mode, links to the other files), report.pdf for print
+(findings first, every claims table in an appendix), report-handout.pdf (findings, key
+figures, material errors: a few pages for a course), an errata sheet per document; and the
+data files (results.json, report.bib, CITATION.cff). `render` returns the files' bytes; the
+pipeline publishes them (reportgen.publish.outputs), all together or none.
 """
 
 import hashlib
 import json
 import time
+from dataclasses import dataclass
 
+from reportgen.artifacts import OUTPUTS, WITHOUT_BUILD, Output
 from reportgen.render import citation, formulas, stamp
 from reportgen.render.context import build_fields, context
 from reportgen.render.pdf import begin_sheet, cached_pdfs, pdf_stage, ready_to_render
 from reportgen.render.results import results_document
-from reportgen.render.templates import render_html, render_sheet
+from reportgen.render.templates import render_html
+
+# The data files' makers: (report model, catalog, info, config, build id) -> text.
+MAKERS = {
+    "bibliography": lambda report, catalog, info, config, build: citation.bibliography(config, info, build),
+    "citation": lambda report, catalog, info, config, build: citation.cff(config, info, build),
+}
 
 
-def render(report, catalog, info, config, timings, store, progress, pool=None):
+def pages(output, ctx):
+    """[(document id or "", the context its template reads)] of one templated output: one page
+    set, or one per document (the `sheet` each reads) with no build id in its `meta`."""
+    if output.per_document:
+        meta = {k: v for k, v in ctx["meta"].items() if k not in WITHOUT_BUILD}
+        return [(sheet["doc"], {**view(ctx, output), "meta": meta, "sheet": sheet}) for sheet in ctx["sheets"]]
+    return [("", view(ctx, output))]
+
+
+def view(ctx, output):
+    """The parts of the context an output's template reads."""
+    return dict(ctx) if "*" in output.reads else {k: ctx[k] for k in output.reads}
+
+
+def render(report, catalog, info, config, timings, store, progress, pool=None, outputs=OUTPUTS):
     """({file name: text or bytes}, build id) of every output `config.format` asks for, from the
-    report model (reportgen.model.Report, which judging assembled); `pool`: the
-    build's worker processes (reportgen.workers), which render PDFs beside this one; `store`: the
-    cache the PDFs and typeset formulas are kept in."""
-    if "pdf" in config.format and pool is not None:
+    report model (reportgen.model.Report, which judging assembled); `pool`: the build's worker
+    processes (reportgen.workers), which render PDFs beside this one; `store`: the cache the PDFs
+    and typeset formulas are kept in."""
+    formats = config.format
+    templated = [o for o in outputs if o.template and o.media(formats)]
+    if any("print" in o.media(formats) for o in templated) and pool is not None:
         pool.warm(ready_to_render)  # while this process lays the pages out (none on one core)
     results_json = json.dumps(results_document(report, catalog, info, config.title), indent=1, ensure_ascii=False)
     build = hashlib.sha256(results_json.encode()).hexdigest()[:16]
-    files = {"results.json": results_json, "report.bib": citation.bibliography(config, info, build),
-             "CITATION.cff": citation.cff(config, info, build)}
-    if "html" not in config.format and "pdf" not in config.format:
+    files = {o.data: results_json if o.name == "results" else MAKERS[o.name](report, catalog, info, config, build)
+             for o in outputs if o.data}
+    if not templated:
         return files, build
     stage = time.perf_counter()
-
-    def screen():  # report.html and the sheets' pages; with PDFs, while the workers begin them
-        if "html" in config.format:
-            files["report.html"] = render_html(ctx, "screen")
-            files.update((f"{sheet['name']}.html", render_sheet(ctx, sheet, "screen")) for sheet in ctx["sheets"])
-
     known = formulas.typeset_from(store)
     with progress.stage("html", "laying out the report"):
         ctx = context(report, catalog, info, config, build)
-        if "pdf" in config.format:
-            sheets = {sheet["name"]: render_sheet(ctx, sheet, "print") for sheet in ctx["sheets"]}
-            cached = cached_pdfs(sheets, store)  # looked up once: a damaged entry warns once
-            begun = begin_sheet(sheets, cached, info, pool)  # while the report's pages are laid out
-            # report.pdf and the handout with the build id's placeholder, set after rendering
-            # (reportgen.render.stamp): a change they do not show leaves their pages cached
-            stampable = stamp.usable(results_json, repr(config))
-            unnamed = dict(ctx, meta=dict(ctx["meta"], **build_fields(config, info, stamp.PLACEHOLDER)))
-            printed, marks = {}, {}
-            for name, template in (("report", "report.html.j2"), ("handout", "handout.html.j2")):
-                printed[name], marks[name] = (stamp.mark(render_html(unnamed, "print", template)) if stampable
-                                              else (render_html(ctx, "print", template), 0))
-            printed.update(sheets)
-            cached.update(cached_pdfs({name: printed[name] for name in marks}, store))
-        else:
-            screen()
+        unnamed = dict(ctx, meta=dict(ctx["meta"], **build_fields(config, info, stamp.PLACEHOLDER)))
+        stampable = stamp.usable(results_json, repr(config))
+        screens = [(o.file("screen", doc), own, o) for o in templated if "screen" in o.media(formats)
+                   for doc, own in pages(o, ctx)]
+        printing = [o for o in templated if "print" in o.media(formats)]
+        # The per-document PDFs first: the longest one not cached may begin in a worker while
+        # the other print pages are laid out (a rebuild after an edit one sheet shows waits for it alone).
+        sheets = print_pages([o for o in printing if o.per_document], ctx, unnamed, stampable)
+        cached = cached_pdfs({k: p.html for k, p in sheets.items()}, store)  # looked up once: a damaged entry warns once
+        begun = begin_sheet({k: p.html for k, p in sheets.items()}, cached, info, pool)
+        printed = {**sheets, **print_pages([o for o in printing if not o.per_document], ctx, unnamed, stampable)}
+        cached.update(cached_pdfs({k: p.html for k, p in printed.items() if k not in cached}, store))
+        if not printed:
+            lay_out(screens, files)
     timings["html"] = time.perf_counter() - stage
-    if "pdf" in config.format:
+    if printed:
         stage = time.perf_counter()
-        rendered = pdf_stage(ctx, printed, marks, build, results_json.encode(), info, store, progress, pool,
-                             screen, begun, cached)
-        files["report.pdf"], files["report-handout.pdf"] = rendered.pop("report"), rendered.pop("handout")
-        files.update((f"{name}.pdf", pdf) for name, pdf in rendered.items())
+        rendered = pdf_stage(ctx, printed, build, results_json.encode(), info, store, progress, pool,
+                             lambda: lay_out(screens, files), begun, cached)
+        files.update((printed[key].file, pdf) for key, pdf in rendered.items())
         timings["pdf"] = time.perf_counter() - stage
     formulas.typeset_into(store, known)
     return files, build
 
 
-__all__ = ["render"]
+@dataclass(frozen=True)
+class Printed:
+    """One PDF's print page: its HTML, its file, and for a stamped output how to stamp it."""
+
+    html: str
+    file: str
+    output: Output
+    own: dict  # the context its template read, with the build id: to render again unstamped
+    marks: int | None = None  # stamped outputs: the build id's placeholders in `html` (0: rendered with the id)
+
+
+def print_pages(outputs, ctx, unnamed, stampable):
+    """{cache key: Printed} of each output's print pages; a stamped one with the id's placeholder
+    (reportgen.render.stamp) where it can be set after rendering: a change the PDF does not show
+    leaves its pages cached."""
+    out = {}
+    for output in outputs:
+        for doc, own in pages(output, ctx):
+            if output.stamped and stampable:
+                html, marks = stamp.mark(render_html(view(unnamed, output), "print", output))
+            else:
+                html, marks = render_html(own, "print", output), (0 if output.stamped else None)
+            out[output.key(doc)] = Printed(html, output.file("print", doc), output, own, marks)
+    return out
+
+
+def lay_out(screens, files):
+    """The screen pages into `files`; with PDFs, while the workers begin them."""
+    files.update((name, render_html(own, "screen", output)) for name, own, output in screens)
+
+
+__all__ = ["MAKERS", "Printed", "render"]

@@ -8,6 +8,8 @@ import functools
 import re
 from importlib import resources
 
+from reportgen.artifacts import OUTPUTS, by_name
+
 
 LANG = "en"  # the report's own language (its sentences are English whatever the documents')
 
@@ -40,6 +42,7 @@ def environment(medium):
     env.globals.update(medium=medium, plain_label=plainwords.plain_label)  # a row's label without document numbers
     env.globals["column_widths"] = columns.widths  # print tables: fixed layout, widths from their text
     env.filters["running"] = running_title
+    env.globals["file_of"] = lambda name, medium, doc="": by_name(name).file(medium, doc)  # reportgen.artifacts
     return env
 
 
@@ -68,21 +71,17 @@ def without_custom_properties(css):
     return CUSTOM_PROPERTY.sub(lambda m: values.get(m[1], m[0]), css[: root.start()] + css[root.end():])
 
 
-def render_html(ctx, medium="screen", template="report.html.j2"):
-    """The report as HTML for one medium; the stylesheets go inline, so the file stands alone."""
+FLAGS = {name: False for o in OUTPUTS for name in (*o.sets, *o.screen_sets)}  # each false unless an output sets it
+
+
+def render_html(ctx, medium, output):
+    """One output (reportgen.artifacts.Output) as HTML for one medium, from the parts of the context
+    it reads; the stylesheets go inline, so the file stands alone. The variables an output's
+    declaration sets (`handout`, `register`: Appendix A in full) are true, every other one false."""
     folder = templates()
     css = {name: (folder / f"{name}.css").read_text(encoding="utf-8") for name in ("report", "screen", "browser-print")}
     if medium == "print":
         css["report"] = without_custom_properties(css["report"])
-    handout = template == "handout.html.j2"
-    register = medium == "screen" and template == "report.html.j2"  # Appendix A in full: report.html only
-    return environment(medium).get_template(template).render(css=css, handout=handout, register=register, **ctx)
-
-
-def render_sheet(ctx, sheet, medium):
-    """One document's errata sheet as HTML; it gets nothing of the build as a whole (no build id,
-    no overall counts), so its PDF stays cached while the other documents change."""
-    meta = {k: v for k, v in ctx["meta"].items() if k not in ("build", "cite", "identity")}
-    own = {"meta": meta, "info": ctx["info"], "level": ctx["level"], "verdicts": ctx["verdicts"],
-           "formats": ctx["formats"], "n_documents": ctx["n_documents"], "sheet": sheet}
-    return render_html(own, medium, "errata.html.j2")
+    flags = {name: True for name in (*output.sets, *(output.screen_sets if medium == "screen" else ()))}
+    return environment(medium).get_template(output.template).render(
+        css=css, **{**FLAGS, **flags}, **ctx)
