@@ -170,6 +170,11 @@ class Judged:
     quote_state: QuoteState = QuoteState.UNREAD
     printed_over_true: float | None = None  # the printed number ÷ the measured one, where they differ most
 
+    def __post_init__(self):
+        # A contradicted statement without a grade is material; no other verdict has a severity.
+        graded = (self.severity or Severity.MATERIAL) if self.verdict == Verdict.CONTRADICTED else None
+        object.__setattr__(self, "severity", graded)
+
     @property
     def id(self):
         return self.claim.id
@@ -211,6 +216,32 @@ class Beat:
 
 
 @dataclass(frozen=True)
+class DocumentFindings:
+    """One document's statements as the Findings sort them (reportgen.judging.findings)."""
+
+    doc: str
+    counts: dict  # verdict: its statements
+    material: tuple  # (section, tuple of Judged): its material errors by section, a summary's setups not again
+    n_material: int  # material errors still in the document (a fixed one is not counted)
+    minor: tuple = ()  # Judged: minor slips
+    partly: tuple = ()  # Judged: statements that hold only in part
+
+
+@dataclass(frozen=True)
+class Findings:
+    """What holds, every material error by document and section, and the rest counted."""
+
+    documents: tuple  # DocumentFindings, in the catalog's order
+    fixed: tuple  # Judged: errors fixed in their documents (the quote is gone)
+    stale: tuple  # Judged: quotes no longer (or never) in their documents
+    right: tuple  # (family, statements confirmed, statements checked, documents of those confirmed)
+    n_material: int
+    n_minor: int
+    n_partly: int
+    n_unsettled: int  # inconclusive or unverifiable
+
+
+@dataclass(frozen=True)
 class Report:
     """A build's verdicts as every output reads them: the sections, and what is counted once."""
 
@@ -220,6 +251,7 @@ class Report:
     tally: dict  # statements and checks, the kinds of evidence confirmed statements hold by
     coverage: dict  # per document: found, checked, unverifiable, not checkable, consistency, rows
     family_wise: dict  # interval rows and the false contradictions chance alone would give
+    findings: Findings | None = None
     story: tuple = ()  # Beat
     unsaid: tuple = ()  # Prose: what none of the documents says, where the verdicts show it
 

@@ -15,10 +15,10 @@ from reportgen.render import wording
 
 # The model's text fields, each data and never a number's printout: what a claims file, a document
 # or a measure says in words (a label, a question, why a measure could not be computed), a
-# placeholder's field name, or a section's error as the traceback said it.
+# placeholder's field name, a document's id, or a section's error as the traceback said it.
 DATA = {
     ("View", "label"), ("Reason", "matched_by"), ("Reason", "undecided"), ("Reason", "why"),
-    ("Ref", "field"), ("Beat", "question"), ("Beat", "which"), ("Section", "error"),
+    ("Ref", "field"), ("Beat", "question"), ("Beat", "which"), ("Section", "error"), ("DocumentFindings", "doc"),
 }
 NUMBERS = (int, float, bool)
 

@@ -17,24 +17,14 @@ from reportgen.experiments.family import Table
 from reportgen.experiments.sources import Source
 from reportgen.experiments.stats import LEVEL
 from reportgen.model import QUOTE_WORDS as STATE_WORDS
-from reportgen.model import VERDICTS, QuoteState, statements, verdict_counts
+from reportgen.model import VERDICTS, QuoteState, verdict_counts
 from reportgen.render import errata, plainwords, wording
 
-ERRORS = ("contradicted",)  # verdicts that say a document is wrong (material or minor)
-IN_PART = ("partly",)  # verdicts that say it is right in some setups only
-UNSETTLED = ("inconclusive", "unverifiable")  # verdicts that leave the statement open
 GONE, FIXED, UNMATCHED = QuoteState.GONE, QuoteState.FIXED, QuoteState.UNMATCHED
 QUOTE_WORDS = {state: STATE_WORDS[state] for state in (GONE, FIXED, UNMATCHED)}  # shown beside a verdict
 # What every page of a build of these profiles says about itself: its sizes decide nothing
 # (the title page's sentence, which every PDF page repeats in its margin).
 PROFILE_WARNINGS = {"quick": "Quick profile: sizes too small for the verdicts to be relied on."}
-
-
-def severity(j):
-    """'material' or 'minor' for a wrong statement; a contradicted row without a grade is material."""
-    if j.verdict not in ERRORS:
-        return None
-    return getattr(j, "severity", None) or "material"
 
 
 def claim_row(j, table):
@@ -51,7 +41,7 @@ def claim_row(j, table):
         "measured": said.measured,
         "headline": said.headline,
         "verdict": j.verdict,
-        "severity": severity(j),
+        "severity": j.severity,
         "sentence": said.sentence,
         "correct": said.correct,
         "tolerance": said.rule,
@@ -203,61 +193,38 @@ def _errors_of_section(rows):
 
 
 def findings(report, catalog, rows, chapters):
-    """The findings: what holds, every material error by document and section, the rest counted."""
-    judged = report.statements  # each statement once
-    # A material summary statement stands for its setups: they are not listed again.
-    covered = {s.id for j in judged if severity(j) == "material" for s in getattr(j, "setups", ())}
-    by_doc = {doc: {"material": {}, "minor": [], "partly": []} for doc in catalog.documents}
-    moved = []  # quotes no longer in their documents: fixed errors and stale claims
-    for j in judged:
-        row = rows.get(j.id) or claim_row(j, None)
-        mine = by_doc.setdefault(j.claim.doc, {"material": {}, "minor": [], "partly": []})
-        if j.quote_state in (GONE, FIXED, UNMATCHED):
-            moved.append(row)
-        elif row["severity"] == "material":
-            if j.id not in covered:
-                mine["material"].setdefault(j.claim.section, []).append(row)
-        elif row["severity"] == "minor":
-            mine["minor"].append(row)
-        elif j.verdict in IN_PART:
-            mine["partly"].append(row)
+    """The findings (reportgen.model.Findings, which judging sorted) as the templates show them:
+    each statement as its row, each section's material errors grouped by their correction."""
+    f = report.findings
+    row = lambda j: rows.get(j.id) or claim_row(j, None)  # noqa: E731
     documents = []
-    for doc, found in by_doc.items():
-        d = catalog.documents.get(doc)
-        mine = [j for j in judged if j.claim.doc == doc]
+    for d in f.documents:
+        title = catalog.documents[d.doc].title if d.doc in catalog.documents else d.doc
         material = []
-        for section, section_rows in found["material"].items():
+        for section, judged in d.material:
+            section_rows = [row(j) for j in judged]
             items, tables = _errors_of_section(section_rows)
             material.append({"section": section, "items": items, "tables": tables, "rows": section_rows})
-        entry = {
-            "doc": doc, "title": d.title if d else doc, "counts": verdict_counts(mine), "total": len(mine),
-            "material": material,
-            "n_material": sum(1 for j in mine if severity(j) == "material" and j.quote_state != FIXED),
-            "minor": found["minor"], "partly": found["partly"],
-        }
+        entry = {"doc": d.doc, "title": title, "counts": d.counts, "total": sum(d.counts.values()),
+                 "material": material, "n_material": d.n_material,
+                 "minor": [row(j) for j in d.minor], "partly": [row(j) for j in d.partly]}
         entry["findings"] = plainwords.error_findings(entry, entry["title"], list(catalog.documents))
         documents.append(entry)
-    right = []
-    for chapter in chapters:
-        s = chapter["section"]
-        mine = statements(s.judged)
-        confirmed = [j for j in mine if j.verdict == "confirmed"]
-        if mine:
-            right.append({"title": chapter["title"], "slug": chapter["slug"], "confirmed": len(confirmed),
-                          "checked": len(mine), "docs": sorted({j.claim.doc for j in confirmed})})
-    counts = report.counts
+    chapter = {c["slug"]: c for c in chapters}
+    right = [{"title": chapter[family]["title"], "slug": family, "confirmed": confirmed, "checked": checked,
+              "docs": list(docs)} for family, confirmed, checked, docs in f.right if family in chapter]
     return {
         "documents": documents,
-        "fixed": [r for r in moved if r["quote_state"] == FIXED],
-        "stale": [r for r in moved if r["quote_state"] in (GONE, UNMATCHED)],
+        "fixed": [row(j) for j in f.fixed],
+        "stale": [row(j) for j in f.stale],
         "right": right,
-        "counts": counts,
-        "n_statements": len(judged),
+        "counts": report.counts,
+        "n_statements": len(report.statements),
         "tally": report.tally,
-        "n_material": sum(d["n_material"] for d in documents),
-        "n_minor": sum(len(d["minor"]) for d in documents),
-        "n_partly": sum(len(d["partly"]) for d in documents),
-        "n_unsettled": sum(counts.get(v, 0) for v in UNSETTLED),
+        "n_material": f.n_material,
+        "n_minor": f.n_minor,
+        "n_partly": f.n_partly,
+        "n_unsettled": f.n_unsettled,
     }
 
 
