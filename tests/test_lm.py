@@ -6,7 +6,7 @@ import math
 
 import pytest
 import torch
-from conftest import judged_claims, quick_results
+from conftest import quick_results
 
 from reportgen.claims import catalog
 from reportgen.experiments.lm import EXPERIMENT, battery, battery_measures, corpus, model, optimize, stacks
@@ -321,15 +321,6 @@ def test_evidence_scale_states_parameters_bytes_seeds():
     assert numbers["paired seeds"] == PARAMS["quick"].seeds
     assert numbers["training bytes per model"] == PARAMS["quick"].steps * PARAMS["quick"].batch * PARAMS["quick"].context
     assert numbers["bigram table"] == results["baselines"]["bigram"]
-
-
-def test_quick_verdicts_are_the_recorded_ones():
-    """Every lm claim, judged on the quick run, gets the verdict its data entry expects."""
-    claims = catalog().of_family("lm")
-    judged = judged_claims("lm")
-    assert claims and set(judged) == {c.id for c in claims}
-    changed = {c.id: judged[c.id].verdict for c in claims if judged[c.id].verdict != c.expected_for("quick")}
-    assert not changed, changed
 
 
 # --- the full profile, end to end at a tiny size -----------------------------------------------
