@@ -28,13 +28,14 @@ never a verdict. The rules:
 
 A measurement that says its evidence cannot decide (`undecided`: a language model that does
 not beat its bigram baseline), or whose interval no verdict can rest on (too few draws, or
-identical draws fewer than a sign test needs: reportgen.judging.verdicts.why_too_few), makes
+identical draws fewer than a sign test needs: reportgen.experiments.measure.why_too_few), makes
 any verdict inconclusive, with that reason.
 
 A contradicted verdict carries a severity: material (a reader would learn something
 false) or minor (rounding, rounding order, presentation). The claim may say which;
 otherwise a value within 1% of the exact one (or within the equivalence margin) is minor.
-Every verdict comes with one plain sentence.
+A verdict comes with its reason as numbers (reportgen.model.Reason: the rule's branch, what it
+compared, the samples that would decide); reportgen.render.wording says it in one plain sentence.
 """
 
 import math
