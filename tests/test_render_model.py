@@ -32,7 +32,11 @@ def saved():
 
 def render(saved, tmp_path, outputs=artifacts.OUTPUTS, formats=("html",)):
     """{file name: text} of the saved model rendered in memory, HTML only unless asked."""
-    config = dataclasses.replace(saved["config"], format=tuple(formats), cache_dir=str(tmp_path / "cache"))
+    from reportgen.config import BuildConfig
+
+    known = {f.name for f in dataclasses.fields(BuildConfig)}
+    fields = {k: v for k, v in saved["config"].items() if k in known}
+    config = BuildConfig(**{**fields, "format": tuple(formats), "cache_dir": str(tmp_path / "cache")})
     store = Cache(config.cache_dir, True, lambda *_: None)
     files, build = report.render(saved["report"], saved["catalog"], saved["info"], config, {}, store,
                                  Progress(quiet=True), None, outputs)
