@@ -110,11 +110,14 @@ def test_every_setting_is_documented():
     assert not missing, missing
 
 
-def test_the_configuration_example_is_a_valid_config(tmp_path):
+def test_the_configuration_example_is_a_valid_config(tmp_path, monkeypatch):
     page = (DOCS / "configuration.md").read_text(encoding="utf-8")
     example = re.search(r"<!-- example: reportgen.toml -->\n```toml\n(.*?)```", page, re.S)[1]
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "claims").mkdir()
     (tmp_path / "reportgen.toml").write_text(example, encoding="utf-8")
-    loaded = config.load(str(tmp_path / "reportgen.toml"), {})
+    loaded = config.load("reportgen.toml", {})
     assert set(tomllib.loads(example)["tool"]["reportgen"]) <= {s.name for s in settings.SETTINGS}
     assert loaded.course and loaded.url.startswith("https://")
 
@@ -144,3 +147,12 @@ def test_the_paths_the_docs_name_exist():
     named = {p.split("::")[0] for p in named}  # file::test: the name is checked above
     missing = sorted(p for p in named if not re.search(r"[<*]|NNN", p) and not (ROOT / p.rstrip("/")).exists())
     assert not missing, missing
+
+
+def test_every_verdict_is_explained_where_a_reader_meets_it():
+    """The README's verdict table and docs/verdicts.md's name each verdict the judge gives, and no other."""
+    from reportgen.judging.verdicts import VERDICTS
+
+    for page in (README, DOCS / "verdicts.md"):
+        table = re.search(r"^\| verdict \|.*?\n\n", page.read_text(encoding="utf-8"), re.S | re.M)[0]
+        assert re.findall(r"^\| (\w+) \|", table, re.M)[1:] == list(VERDICTS), page.name
