@@ -214,8 +214,12 @@ class Setting:
     help: str  # `--help` and docs/configuration.md; {default} is filled in
     flag: tuple = ()  # option declarations, e.g. ("-q", "--quiet"); empty: config file only
     commands: tuple = ("build",)  # the commands that take the flag
-    negated: bool = False  # the flag sets the setting to false (--no-cache)
     branding: bool = False  # what the report says of its issuer: never part of an experiment's cache key
+
+    @property
+    def negated(self):
+        """The flag sets the setting to false (--no-cache)."""
+        return any(f.startswith("--no-") for f in self.flag)
 
 
 SETTINGS = (
@@ -238,7 +242,7 @@ SETTINGS = (
             help="Run seed (default {default}); same seed, profile and device give the same numbers."),
     Setting("threads", 1, Integer(1, MAX_THREADS), flag=("--threads",), commands=ALL,
             help="torch CPU threads (default {default}: no OpenMP spin contention on small shared machines)."),
-    Setting("cache", True, Flag(), flag=("--no-cache",), negated=True, commands=ALL,
+    Setting("cache", True, Flag(), flag=("--no-cache",), commands=ALL,
             help="Recompute every experiment (refreshes the cache)."),
     Setting("fail_fast", False, Flag(), flag=("--fail-fast",), help="Stop at the first failing experiment."),
     Setting("replace", False, Flag(), flag=("--replace",),

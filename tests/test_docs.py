@@ -156,3 +156,17 @@ def test_every_verdict_is_explained_where_a_reader_meets_it():
     for page in (README, DOCS / "verdicts.md"):
         table = re.search(r"^\| verdict \|.*?\n\n", page.read_text(encoding="utf-8"), re.S | re.M)[0]
         assert re.findall(r"^\| (\w+) \|", table, re.M)[1:] == list(VERDICTS), page.name
+
+
+def test_every_command_and_option_is_documented():
+    """Each command has its section on the usage page, and each of its options is named there or on the
+    configuration page (like the settings test, for what is not a setting: check --record, diff --json)."""
+    from reportgen import cli
+
+    usage = (DOCS / "usage.md").read_text(encoding="utf-8")
+    text = usage + (DOCS / "configuration.md").read_text(encoding="utf-8")
+    missing = [name for name in cli.main.commands if f"## reportgen {name}" not in usage]
+    missing += [f"{name} {o}" for name, command in cli.main.commands.items() for p in command.params
+                for o in p.opts + p.secondary_opts
+                if o.startswith("--") and o != "--help" and not re.search(rf"(?<![\w-]){o}(?![\w-])", text)]
+    assert not missing, missing
