@@ -1,11 +1,13 @@
-"""Write the generated parts of docs/: .venv/bin/python docs/generate.py [--check]
+"""Write the generated parts of docs/: the settings' tables and the benchmarks'.
+
+    .venv/bin/python docs/generate.py           # rewrite what is stale
+    .venv/bin/python docs/generate.py --check   # write nothing; exit 1 naming the stale pages
 
 docs/configuration.md: the table of every setting and the default config file, from SETTINGS in
 reportgen/settings.py. docs/performance.md: every benchmark's table, from benchmarks/results.json
 (its full-size entries), and the GPU section, from the newest session folder under benchmarks/gpu/.
 Each generated part sits between marker comments (`<!-- settings:table:start -->` …); the text
-around them is written by hand. --check writes nothing and exits 1 naming the pages that differ;
-tests/test_docs.py fails the same way.
+around them is written by hand. tests/test_docs.py fails while a page is stale.
 """
 
 import argparse
