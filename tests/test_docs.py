@@ -151,7 +151,7 @@ def test_the_paths_the_docs_name_exist():
 
 def test_every_verdict_is_explained_where_a_reader_meets_it():
     """The README's verdict table and docs/verdicts.md's name each verdict the judge gives, and no other."""
-    from reportgen.judging.verdicts import VERDICTS
+    from reportgen.model import VERDICTS
 
     for page in (README, DOCS / "verdicts.md"):
         table = re.search(r"^\| verdict \|.*?\n\n", page.read_text(encoding="utf-8"), re.S | re.M)[0]
@@ -170,3 +170,17 @@ def test_every_command_and_option_is_documented():
                 for o in p.opts + p.secondary_opts
                 if o.startswith("--") and o != "--help" and not re.search(rf"(?<![\w-]){o}(?![\w-])", text)]
     assert not missing, missing
+
+
+def test_the_pages_name_the_results_schema_and_its_quote_states():
+    from reportgen.model import QuoteState
+    from reportgen.render.results import SCHEMA_VERSION
+
+    page = " ".join((DOCS / "outputs.md").read_text(encoding="utf-8").split())
+    assert f"schema version {SCHEMA_VERSION}" in page
+    states = re.search(r"`quote_state`: (.*?)\)", page)[1]
+    assert all(re.search(rf"\b{s.value}\b", states) for s in QuoteState), states
+    from reportgen.judging.drift import SCHEMA_VERSIONS
+
+    usage = " ".join((DOCS / "usage.md").read_text(encoding="utf-8").split())
+    assert f"it reads {' and '.join(map(str, SCHEMA_VERSIONS))})" in usage
