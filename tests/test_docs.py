@@ -184,3 +184,11 @@ def test_the_pages_name_the_results_schema_and_its_quote_states():
 
     usage = " ".join((DOCS / "usage.md").read_text(encoding="utf-8").split())
     assert f"it reads {' and '.join(map(str, SCHEMA_VERSIONS))})" in usage
+
+
+def test_the_course_guide_names_every_input_and_output_of_the_action():
+    yaml = pytest.importorskip("yaml")  # as tests/test_action.py: PyYAML comes with the test extras' tools
+    action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+    page = (DOCS / "course.md").read_text(encoding="utf-8")
+    missing = [name for part in ("inputs", "outputs") for name in action[part] if f"`{name}`" not in page]
+    assert not missing, missing
