@@ -1,15 +1,15 @@
-"""python -m benchmarks [NAME ...]: run the benchmarks, record them in one JSON file, rewrite the README's tables.
+"""python -m benchmarks [NAME ...]: run the benchmarks, record them in one JSON file, rewrite docs/performance.md.
 
-    .venv/bin/python -m benchmarks                    # every benchmark at the README's size
+    .venv/bin/python -m benchmarks                    # every benchmark at the full size
     .venv/bin/python -m benchmarks throughput peer    # a named subset; the others keep their results
-    .venv/bin/python -m benchmarks --size quick --results out.json --no-readme   # the nightly's run
-    .venv/bin/python -m benchmarks --readme-only      # rewrite the README from the results file alone
+    .venv/bin/python -m benchmarks --size quick --results out.json --no-docs   # the nightly's run
+    .venv/bin/python -m benchmarks --docs-only        # rewrite docs/performance.md from the results file alone
 
 The results file (default benchmarks/results.json) holds one entry per benchmark: its size,
 environment (machine, commit, load average before and after, versions) and numbers. A run
-replaces the entries of the benchmarks it ran and keeps the others; the README's tables are
-then rewritten from the whole file, so every table in it comes from the same place. Only
-full-size results reach the README unless --size quick is asked for explicitly with it.
+replaces the entries of the benchmarks it ran and keeps the others; docs/performance.md's tables
+are then rewritten from the whole file, so every table in it comes from the same place. Only
+full-size results reach the page unless --size quick is asked for explicitly with it.
 A benchmark that fails is reported and skipped; the exit status is then 1.
 """
 
@@ -24,10 +24,10 @@ from pathlib import Path
 
 from benchmarks import BENCHMARKS, load
 from benchmarks.environment import REPO, environment, load_average
-from benchmarks.readme import block, update
+from benchmarks.pages import block, update
 
 RESULTS = REPO / "benchmarks" / "results.json"
-README = REPO / "README.md"
+PERFORMANCE = REPO / "docs" / "performance.md"
 
 
 def run(names, size, keep=lambda name, entry: None):
@@ -60,11 +60,11 @@ def write_json(path, data):
     os.replace(tmp, path)
 
 
-def rewrite_readme(results, readme=README):
-    """Put every benchmark's table of results into the README; returns the names written."""
+def rewrite_docs(results, page=PERFORMANCE):
+    """Put every benchmark's table of results into docs/performance.md; returns the names written."""
     blocks = {name: block(name, entry, load(name)) for name, entry in results.items() if name in BENCHMARKS}
-    readme = Path(readme)
-    readme.write_text(update(readme.read_text(encoding="utf-8"), blocks), encoding="utf-8")
+    page = Path(page)
+    page.write_text(update(page.read_text(encoding="utf-8"), blocks), encoding="utf-8")
     return sorted(blocks)
 
 
@@ -73,8 +73,8 @@ def main(argv=None):
     parser.add_argument("names", nargs="*", metavar="NAME", help=f"benchmarks to run (default all: {' '.join(BENCHMARKS)})")
     parser.add_argument("--size", choices=("quick", "full"), default="full", help="quick: the nightly's (default full)")
     parser.add_argument("--results", default=str(RESULTS), help="results JSON to update (default benchmarks/results.json)")
-    parser.add_argument("--no-readme", action="store_true", help="leave README.md alone")
-    parser.add_argument("--readme-only", action="store_true", help="run nothing; rewrite the README from --results")
+    parser.add_argument("--no-docs", action="store_true", help="leave docs/performance.md alone")
+    parser.add_argument("--docs-only", action="store_true", help="run nothing; rewrite docs/performance.md from --results")
     parser.add_argument("--list", action="store_true", help="list the benchmarks and exit")
     args = parser.parse_args(argv)
     if args.list:
@@ -87,16 +87,16 @@ def main(argv=None):
     path = Path(args.results)
     results = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     failed = []
-    if not args.readme_only:
+    if not args.docs_only:
         def keep(name, entry):  # after each benchmark: a later crash loses nothing measured
             results[name] = entry
             write_json(path, results)
 
         entries, failed = run(args.names or BENCHMARKS, args.size, keep)
         print(f"benchmarks: {len(entries)} of {len(entries) + len(failed)} ran; results in {path}", file=sys.stderr)
-    if not args.no_readme:
-        written = rewrite_readme({n: e for n, e in results.items() if e["size"] == "full" or args.size == "quick"})
-        print(f"benchmarks: README tables rewritten: {', '.join(written) or 'none'}", file=sys.stderr)
+    if not args.no_docs:
+        written = rewrite_docs({n: e for n, e in results.items() if e["size"] == "full" or args.size == "quick"})
+        print(f"benchmarks: docs/performance.md tables rewritten: {', '.join(written) or 'none'}", file=sys.stderr)
     if failed:
         print(f"benchmarks: FAILED: {', '.join(failed)}", file=sys.stderr)
     return 1 if failed else 0

@@ -2,7 +2,7 @@
 
 Run it from the repository root with the venv the README sets up:
 
-    .venv/bin/python -m benchmarks bench              # 3 runs per case, the README's table too
+    .venv/bin/python -m benchmarks bench              # 3 runs per case, its table in docs/performance.md too
     .venv/bin/python benchmarks/bench.py              # the same table, printed only
     .venv/bin/python benchmarks/bench.py --runs 5
     .venv/bin/python benchmarks/bench.py --reportgen /path/to/reportgen --device cpu
@@ -13,7 +13,7 @@ the system temp directory (removed afterwards), so the repository's output/, fig
 build and the worker processes it waited for (os.wait4's ru_maxrss, what GNU time -v
 reports), taken by a small process that starts the build: Linux carries a peak over fork and
 exec, so a build started from this process would count this process's own size. The cases
-(the README's; the nightly's quick size runs the quick ones):
+(docs/performance.md's; the nightly's quick size runs the quick ones):
 
   quick cold      --profile quick --no-cache, a fresh output folder and cache folder per run
   quick cached    --profile quick with nothing changed, in the last quick cold run's folder
@@ -44,11 +44,11 @@ CASES = (
     ("standard build, cold", "standard", True, 75.0),  # issue 21: the training study paired over 5 seeds (was 45 s)
     ("standard rebuild, nothing changed (cache warm)", "standard", False, 5.0),
 )
-README_CASES = (CASES[0][0], CASES[2][0], CASES[3][0])
+FULL_CASES = (CASES[0][0], CASES[2][0], CASES[3][0])
 
 SIZES = {
     "quick": {"runs": 1, "cases": (CASES[0][0], CASES[1][0])},
-    "full": {"runs": 3, "cases": README_CASES},
+    "full": {"runs": 3, "cases": FULL_CASES},
 }
 
 
@@ -104,7 +104,7 @@ def timed_build(command, folder, profile, cold, device):
     return wall, int(peak.read_text()) / 1024  # ru_maxrss is in KiB on Linux; it covers the workers waited for
 
 
-def measure(runs=3, cases=README_CASES, device="auto", reportgen=None):
+def measure(runs=3, cases=FULL_CASES, device="auto", reportgen=None):
     """Wall seconds and peak RSS of each case's builds, and whether its medians are within budget."""
     if runs < 1:
         raise ValueError("runs must be at least 1")
@@ -136,7 +136,7 @@ def measure(runs=3, cases=README_CASES, device="auto", reportgen=None):
 
 
 def table(result):
-    """The README's table: each case's median and extreme wall times, peak RSS and budget."""
+    """docs/performance.md's table: each case's median and extreme wall times, peak RSS and budget."""
     lines = [
         f"`reportgen build -q --device {result['device']}`, {result['runs']} runs per case, medians; within "
         "budget means median wall time and median peak RSS under budget.",
@@ -163,7 +163,7 @@ def main(argv=None):
     if args.runs < 1:
         parser.error("--runs must be at least 1")
     try:
-        result = measure(args.runs, README_CASES, args.device, args.reportgen)
+        result = measure(args.runs, FULL_CASES, args.device, args.reportgen)
     except BuildError as exc:
         print(f"bench: build failed: {exc}", file=sys.stderr)
         return 2

@@ -2,7 +2,7 @@
 
 Run it from the repository root with the venv the README sets up:
 
-    .venv/bin/python -m benchmarks bench_lm                      # the README's size and table
+    .venv/bin/python -m benchmarks bench_lm                      # the full size, its table in docs/performance.md
     .venv/bin/python benchmarks/bench_lm.py                      # standard profile, 10 steps
     .venv/bin/python benchmarks/bench_lm.py --steps 20 --runs 5
     .venv/bin/python benchmarks/bench_lm.py --device cuda --profile full --steps 5
@@ -93,7 +93,7 @@ def measure(profile="standard", steps=10, runs=3, device="cpu", threads=1, confi
 
 
 def table(result):
-    """The README's table: both trainers per configuration and overall, and how their losses agree."""
+    """docs/performance.md's table: both trainers per configuration and overall, and how their losses agree."""
     steps = result["steps"]
     lines = [f"The {result['profile']} configurations, {steps} AdamW steps each, {result['threads']} thread(s), "
              f"device {result['device']}; median of {result['runs']} runs.", "",

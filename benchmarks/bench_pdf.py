@@ -1,6 +1,6 @@
 """Time the PDFs alone: WeasyPrint's layout and writing of report.pdf, the handout and the errata sheets.
 
-    .venv/bin/python -m benchmarks bench_pdf                 # quick and standard, 3 runs, the README's tables
+    .venv/bin/python -m benchmarks bench_pdf                 # quick and standard, 3 runs, the tables of docs/performance.md
     .venv/bin/python benchmarks/bench_pdf.py                 # quick profile, 3 runs
     .venv/bin/python benchmarks/bench_pdf.py --profile standard --runs 5
     .venv/bin/python benchmarks/bench_pdf.py --parts        # where report.pdf's time goes
@@ -132,7 +132,7 @@ def measure(profiles=("quick",), runs=3, parts=False, html=None):
 
 
 def table(result):
-    """The README's tables: one per profile, each PDF's pages, size and median seconds."""
+    """docs/performance.md's tables: one per profile, each PDF's pages, size and median seconds."""
     lines = []
     for entry in result["profiles"]:
         lines += [f"{entry['profile']} profile, {entry['runs']} runs each, medians (sequential, one process):", "",

@@ -2,7 +2,7 @@
 
 Run it from the repository root with the venv the README sets up:
 
-    .venv/bin/python -m benchmarks bench_training                 # the README's size and table
+    .venv/bin/python -m benchmarks bench_training                 # the full size, its table in docs/performance.md
     .venv/bin/python benchmarks/bench_training.py                 # the standard sweep, 20 steps
     .venv/bin/python benchmarks/bench_training.py --dk 256 --steps 10 --runs 5
     .venv/bin/python benchmarks/bench_training.py --device cuda --profile full
@@ -92,7 +92,7 @@ def measure(profile="standard", dk=None, steps=20, runs=3, device="cpu", threads
 
 
 def table(result):
-    """The README's table: both trainers per d_k and overall, and how their losses agree."""
+    """docs/performance.md's table: both trainers per d_k and overall, and how their losses agree."""
     steps = result["steps"]
 
     def rate(model_steps, seconds):

@@ -2,7 +2,7 @@
 
     python benchmarks/gpu.py OUT [--budget SECONDS] [--device cuda] [--tiny]
     python benchmarks/gpu.py OUT --slice STEPS [--budget SECONDS]
-    python benchmarks/gpu.py --readme benchmarks/gpu/<gpu>-<date>
+    python benchmarks/gpu.py --docs benchmarks/gpu/<gpu>-<date>
 
 It never runs past --budget (default 480 s) and writes each part to OUT as it is measured (gpu.json and
 the files named below), so a run cut short keeps what it finished:
@@ -21,8 +21,8 @@ the files named below), so a run cut short keeps what it finished:
    (families-full.jsonl), and the full profile's time computed from them.
 
 --tiny shrinks every size for a check on a CPU (tests/test_benchmarks.py runs it). A session's files
-are kept under benchmarks/gpu/<gpu>-<date>/ with a session.json naming the commands; --readme writes
-the README's GPU section from them, the slice judged by today's claims and rules (a test checks it).
+are kept under benchmarks/gpu/<gpu>-<date>/ with a session.json naming the commands; --docs writes
+docs/performance.md's GPU section from them, the slice judged by today's claims and rules (a test checks it).
 """
 
 import argparse
@@ -208,7 +208,7 @@ def _verdicts(results):
 
 
 def table(folder):
-    """The README's GPU section, from a session's files (gpu-run1.json: precision; gpu-slice.json: throughput and
+    """docs/performance.md's GPU section, from a session's files (gpu-run1.json: precision; gpu-slice.json: throughput and
     the slice; families-full.jsonl; lm-full-slice.json.gz, judged here by today's claims and rules)."""
     import gzip
 
@@ -279,11 +279,11 @@ def results_vocab(folder):
 
 
 def readme(folder):
-    """Rewrite the README's GPU section from `folder`."""
+    """Rewrite docs/performance.md's GPU section from `folder`."""
     sys.path.insert(0, str(REPO))
-    from benchmarks.readme import update
+    from benchmarks.pages import update
 
-    path = REPO / "README.md"
+    path = REPO / "docs" / "performance.md"
     path.write_text(update(path.read_text(), {"gpu": table(folder)}))
 
 
@@ -498,7 +498,8 @@ def full_slice(device, tiny, out, budget, lm_steps):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", nargs="?")
-    parser.add_argument("--readme", metavar="FOLDER", help="rewrite the README's GPU section from a session's files")
+    parser.add_argument("--docs", dest="readme", metavar="FOLDER",
+                        help="rewrite docs/performance.md's GPU section from a session's files")
     parser.add_argument("--budget", type=float, default=480.0)
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--tiny", action="store_true", help="every size shrunk: a check of the script on a CPU")

@@ -7,7 +7,7 @@ says what reportgen's extra work costs. The notebook is committed (benchmarks/pe
 so the nightly job needs no copy of the documents; --refresh-notebook rewrites it from them.
 
     .venv/bin/pip install nbconvert nbclient ipykernel   # once; not a reportgen dependency
-    .venv/bin/python -m benchmarks peer                   # 5 interleaved runs, the README's table too
+    .venv/bin/python -m benchmarks peer                   # 5 interleaved runs, its table in docs/performance.md too
     .venv/bin/python benchmarks/peer.py --runs 5          # printed only
     .venv/bin/python benchmarks/peer.py --refresh-notebook --seeds ../shared/seeds
 
@@ -47,7 +47,7 @@ BUILDS = (("quick cold, HTML + PDFs", "quick", ()), ("quick cold, HTML only", "q
 EDIT = "quick rebuild, one claim's text changed (cache warm)"
 EDITED_CLAIM = ("002.toml", 'note = "A reading of')  # the line whose text each run changes
 
-SIZES = {"quick": {"runs": 3}, "full": {"runs": 5}}  # full: the README; this machine drifts by a quarter within minutes
+SIZES = {"quick": {"runs": 3}, "full": {"runs": 5}}  # full: docs/performance.md's; this machine drifts by a quarter within minutes
 # Issue 22's targets: (case, limit, unit) with unit "× peer" or "s"; the table says whether each holds.
 TARGETS = {"quick cold, HTML + PDFs": (3.0, "× peer"), "quick cold, HTML only": (1.5, "× peer"),
            "standard cold, HTML + PDFs": (75.0, "s"), EDIT: (5.0, "s")}
@@ -132,7 +132,7 @@ def measure(runs=3, jupyter=None, reportgen=None):
 
 
 def table(result):
-    """The README's table: each case's median, extremes and ratio to the peer notebook."""
+    """docs/performance.md's table: each case's median, extremes and ratio to the peer notebook."""
     peer = result["seconds"][PEER]
     lines = [
         f"{result['runs']} interleaved runs; the peer notebook holds the documents' {result['cells']} python cells.",

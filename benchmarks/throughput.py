@@ -2,7 +2,7 @@
 
 Run it from the repository root with the venv the README sets up:
 
-    .venv/bin/python -m benchmarks throughput                    # the README's size, its table too
+    .venv/bin/python -m benchmarks throughput                    # the full size, its table in docs/performance.md too
     .venv/bin/python benchmarks/throughput.py                    # 5 runs, d_k = 64 … 4096, 1 thread
     .venv/bin/python benchmarks/throughput.py --runs 7 --dims 16,256,4096 --threads 2
 
@@ -125,7 +125,7 @@ def measure(runs=5, dims=(64, 256, 1024, 4096), profile="standard", samples=None
 
 
 def table(result):
-    """The README's table: randn and the sweep per d_k and overall, in M floats per second."""
+    """docs/performance.md's table: randn and the sweep per d_k and overall, in M floats per second."""
     def mega(x):
         return f"{x / 1e6:.1f}"
 

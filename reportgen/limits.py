@@ -1,4 +1,4 @@
-"""Every stated limit on what reportgen reads, in one place (the README's "Limits" lists them).
+"""Every stated limit on what reportgen reads, in one place (docs/limits.md lists them).
 
 An input over a limit is refused before any work, with one line naming it (exit 2). Each
 value says why it is what it is.

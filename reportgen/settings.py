@@ -3,7 +3,7 @@
 A `Setting` names its type (through its default and its check), range or choices, help,
 command-line flag (if any) and whether it is branding. `config` makes `BuildConfig` and
 validates from `SETTINGS`, `cli` makes the options of build, run and check from them, and
-`readme_*` render the README's options table and config block (a test compares them).
+docs/generate.py writes docs/configuration.md's tables from them (a test fails while it is stale).
 """
 
 import difflib
@@ -206,96 +206,66 @@ ALL = ("build", "run", "check")  # the commands that run experiments
 
 @dataclass(frozen=True)
 class Setting:
-    """One setting: its name, default, check, help, flag and what the docs say of it."""
+    """One setting: its name, default, check, help and flag."""
 
     name: str
     default: object
     check: object  # a callable (value, experiments) -> value, raising ValueError
-    help: str  # `--help` and the dataclass's docs; also the README row unless `doc` says more
+    help: str  # `--help` and docs/configuration.md; {default} is filled in
     flag: tuple = ()  # option declarations, e.g. ("-q", "--quiet"); empty: config file only
     commands: tuple = ("build",)  # the commands that take the flag
-    negated: bool = False  # the flag sets the setting to false (--no-cache)
     branding: bool = False  # what the report says of its issuer: never part of an experiment's cache key
-    doc: str = ""  # the README options table's meaning, when longer than `help`
-    example: object = None  # the README config block's value; None: the default
-    note: str = ""  # the README config block's comment
-    heading: str = ""  # a comment line before it in the README config block
+
+    @property
+    def negated(self):
+        """The flag sets the setting to false (--no-cache)."""
+        return any(f.startswith("--no-") for f in self.flag)
 
 
 SETTINGS = (
     Setting("profile", "standard", OneOf(PROFILES, "profile"), flag=("--profile",), commands=ALL,
-            help="Problem sizes: quick (tests, CI smoke), standard (default) or full (10-100x larger, for a GPU).",
-            doc="problem sizes: quick (tests, CI smoke), standard (default), full (10–100× larger, for a GPU; "
-                "on a CPU the build first says how long it would take)",
-            note="quick | standard | full"),
+            help="Problem sizes: quick (tests, CI smoke), standard (default) or full (10-100x larger, for a GPU; "
+                 "on a CPU the build first says how long it would take)."),
     Setting("device", "auto", OneOf(DEVICES, "device"), flag=("--device",), commands=ALL,
-            help="auto (CUDA when present, else CPU; the default), cpu or cuda.",
-            doc="auto (default) uses CUDA when torch sees it, else the CPU", note="auto | cpu | cuda"),
+            help="auto (CUDA when present, else CPU; the default), cpu or cuda."),
     Setting("only", (), Names(None, "experiment"), flag=("--only",), commands=("build", "check"),
-            help="Comma-separated experiment names (see 'reportgen list').",
-            doc="run only these experiments (names from `reportgen list`)",
-            example=("variance",), note='list or "a,b"; empty: all experiments'),
+            help="Comma-separated experiment names (see 'reportgen list')."),
     Setting("format", FORMATS, Names(FORMATS, "format", at_least_one=True), flag=("--format",),
-            help="Comma-separated outputs besides results.json: html, pdf (report.pdf and report-handout.pdf); "
-                 "default both.",
-            doc="what to render besides results.json (default both; `html` gives report.html and the sheets' "
-                "HTML, `pdf` report.pdf, report-handout.pdf and the sheets' PDFs)"),
-    Setting("output", "output", Folder(), flag=("--output",), help="Output folder (default output/).",
-            doc="output folder (default `output/`); one that cannot be written is refused before any work (exit 2)"),
+            help="Comma-separated outputs besides results.json: html (report.html and the errata sheets' HTML), "
+                 "pdf (report.pdf, report-handout.pdf and the sheets' PDFs); default both."),
+    Setting("output", "output", Folder(), flag=("--output",), help="Output folder (default output/); one that cannot be written "
+            "is refused before any work."),
     Setting("figures", "figures", Folder(), help="Folder for the figures, one sub-folder per experiment."),
     Setting("cache_dir", ".reportgen-cache", Folder(),
             help="Results cache, keyed on code, config, seed and device."),
     Setting("seed", 0, Integer(0, MAX_SEED), flag=("--seed",), commands=ALL,
-            help="Run seed (default {default}); same seed, profile and device give the same numbers.",
-            doc="run seed, {range} (default {default}); same seed, profile and device give the same numbers"),
+            help="Run seed (default {default}); same seed, profile and device give the same numbers."),
     Setting("threads", 1, Integer(1, MAX_THREADS), flag=("--threads",), commands=ALL,
-            help="torch CPU threads (default {default}: no OpenMP spin contention on small shared machines).",
-            doc="torch CPU threads, {range} (default {default}: a second OpenMP thread slows small ops badly on a "
-                "shared 2-core machine)", note="torch CPU threads"),
-    Setting("cache", True, Flag(), flag=("--no-cache",), negated=True, commands=ALL,
-            help="Recompute every experiment (refreshes the cache).", doc="recompute everything and refresh the cache",
-            note="false: like --no-cache"),
+            help="torch CPU threads (default {default}: no OpenMP spin contention on small shared machines)."),
+    Setting("cache", True, Flag(), flag=("--no-cache",), commands=ALL,
+            help="Recompute every experiment (refreshes the cache)."),
     Setting("fail_fast", False, Flag(), flag=("--fail-fast",), help="Stop at the first failing experiment."),
     Setting("replace", False, Flag(), flag=("--replace",),
             help="Let an --only or --format build replace a fuller one in the output folder, or a build replace "
-                 "report files no build wrote there (refused otherwise).",
-            doc="let an `--only` or `--format` build replace a fuller set in the output folder, or a build replace "
-                "report files there that no reportgen build wrote (no `.reportgen-manifest.json`: a course "
-                "repository's own CITATION.cff); without it such a build is refused before any work, in one line "
-                "naming the files it would remove or replace (exit 2), and asked again once it holds the folder's "
-                "lock, for a build that published beside it meanwhile",
-            note="true: like --replace"),
+                 "report files no build wrote there (refused otherwise)."),
     Setting("quiet", False, Flag(), flag=("-q", "--quiet"), commands=ALL, help="Only errors and the summary line."),
     # What the title page, the PDF metadata and "how to cite" say (no flags: set them in the file).
     Setting("title", TITLE, Text(limits.MAX_TITLE_CHARS, required="title"), branding=True,
-            help="The report's title (may hold √d_k, d_k and other plain-text math).",
-            note="plain math (√d_k) is typeset",
-            heading='Yours to brand: the title page, the PDF and HTML metadata, and "how to cite".'),
-    Setting("subtitle", "", Text(), branding=True, help="A line under the title; empty: none.",
-            example="Checked for the attention unit"),
-    Setting("author", "", Text(), branding=True, help="Who issues the report (a person, a course team).",
-            example="A. Lecturer"),
-    Setting("course", "", Text(), branding=True, help='The course it is attached to, e.g. "CS 224N, Winter 2026".',
-            example="CS 4242 Deep Learning, Spring 2027"),
-    Setting("institution", "", Text(), branding=True, help='E.g. "Example University".',
-            example="Example University"),
-    Setting("logo", "", Image(), branding=True, help="A local PNG, JPEG, GIF or SVG file for the title page.",
-            example="logo.png",
-            note='a local PNG, JPEG, GIF or SVG (type read from its bytes), embedded; "" for none'),
-    Setting("keywords", KEYWORDS, Words(), branding=True, help="PDF and HTML metadata keywords.",
-            example=("attention", "softmax")),
+            help="The report's title (may hold √d_k, d_k and other plain-text math)."),
+    Setting("subtitle", "", Text(), branding=True, help="A line under the title; empty: none."),
+    Setting("author", "", Text(), branding=True, help="Who issues the report (a person, a course team)."),
+    Setting("course", "", Text(), branding=True, help='The course it is attached to, e.g. "CS 224N, Winter 2026".'),
+    Setting("institution", "", Text(), branding=True, help='E.g. "Example University".'),
+    Setting("logo", "", Image(), branding=True, help="A local PNG, JPEG, GIF or SVG file for the title page "
+            "(its type read from its bytes), embedded; empty: none."),
+    Setting("keywords", KEYWORDS, Words(), branding=True, help="PDF and HTML metadata keywords."),
     Setting("url", "", Address(), branding=True,
-            help="Where the course or its documents live (http or https); cited in report.bib and CITATION.cff.",
-            example="https://example.edu/cs4242",
-            note="where the course lives: cited in report.bib, CITATION.cff and Appendix B"),
+            help="Where the course or its documents live (http or https); cited in report.bib and CITATION.cff."),
     # A course's own documents (no flags): the texts, and the claim files written against them.
     Setting("documents", "", ExistingFolder("texts"),
-            help="Folder of the documents' texts (Markdown or plain text); empty: not looked up.",
-            example="notes", note="folder of the documents' texts (Markdown or plain text)",
-            heading='Your own documents (see "Check your own documents"); both empty: the five built-in documents.'),
+            help="Folder of the documents' texts (Markdown or plain text); empty: not looked up."),
     Setting("claims", "", ExistingFolder("documents.toml and claim files"),
-            help="Folder of documents.toml and one <id>.toml per document; empty: the built-in five.",
-            example="claims", note="folder of documents.toml and one <id>.toml of claims per document"),
+            help="Folder of documents.toml and one <id>.toml per document; empty: the built-in five."),
 )
 BY_NAME = {s.name: s for s in SETTINGS}
 BRANDING = tuple(s.name for s in SETTINGS if s.branding)
@@ -315,59 +285,6 @@ def check(name, value, experiments=()):
     return BY_NAME[name].check(value, experiments)
 
 
-# --- the README's options table and config block, rendered from the declaration ---
-
-
-def _toml(value):
-    import json
-
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return json.dumps(list(value) if isinstance(value, tuple) else value, ensure_ascii=False)
-
-
-def _range(check):
-    hi = "2⁶³−1" if check.hi == 2**63 - 1 else check.hi
-    return f"{check.lo} … {hi}"
-
-
-def help_text(setting, readme=False):
-    """The setting's help (or README meaning), its {default} and {range} filled in."""
-    words = setting.doc if readme and setting.doc else setting.help
-    if readme and not setting.doc:
-        words = words[0].lower() + words[1:].rstrip(".")
-    check = setting.check
-    return words.format(default=setting.default, range=_range(check) if isinstance(check, Integer) else "")
-
-
-def _argument(setting):
-    check = setting.check
-    if isinstance(check, Flag):
-        return ""
-    if isinstance(check, OneOf):
-        return " " + "\\|".join(check.choices)
-    if isinstance(check, Names):
-        return " " + (",".join(check.choices) if check.choices else "NAME,...")
-    return " N" if isinstance(check, Integer) else " DIR"
-
-
-def readme_options(command="build", settings=SETTINGS):
-    """The README's table of `command`'s options, one row per flag, then --config."""
-    rows = ["| option | meaning |", "|---|---|"]
-    for s in settings:
-        if s.flag and command in s.commands:
-            names = ", ".join(f"`{f}`" for f in s.flag[:-1]) + (", " if len(s.flag) > 1 else "")
-            rows.append(f"| {names}`{s.flag[-1]}{_argument(s)}` | {help_text(s, readme=True)} |")
-    rows.append("| `--config FILE` | TOML config file (default `./reportgen.toml`, else `./pyproject.toml`) |")
-    return "\n".join(rows)
-
-
-def readme_config(settings=SETTINGS):
-    """The README's example [tool.reportgen] table, one key a line with its comment."""
-    lines = ["[tool.reportgen]"]
-    for s in settings:
-        if s.heading:
-            lines.append(f"# {s.heading}")
-        line = f"{s.name} = {_toml(s.default if s.example is None else s.example)}"
-        lines.append(f"{line.ljust(31) if len(line) < 31 else line + '   '}# {s.note}" if s.note else line)
-    return "\n".join(lines)
+def help_text(setting):
+    """The setting's help, its {default} filled in (`--help` and docs/configuration.md)."""
+    return setting.help.format(default=setting.default)

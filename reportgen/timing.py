@@ -37,7 +37,7 @@ TYPICAL = {
 TYPICAL = {profile: {stage: v if isinstance(v, dict) else {"cold": v, "cached": READ} for stage, v in stages.items()}
            for profile, stages in TYPICAL.items()}  # an experiment's number is its cold time
 UNKNOWN_STAGE = {"cold": 5.0, "cached": READ}  # a family added since the table was measured
-# The full profile is 10-100× the standard one's work (README): a range, not a promise.
+# The full profile is 10-100× the standard one's work (docs/usage.md): a range, not a promise.
 FULL_FACTOR = (10, 100)
 NAME = "timings"
 

@@ -1,6 +1,6 @@
 """The composite action (action.yml) run step by step in a scratch course repository.
 
-The scratch repository holds only what a course would: the README's workflow (under a name of
+The scratch repository holds only what a course would: the course guide's workflow (under a name of
 its own), a config, one document and its claims. Each `run:` step of action.yml runs in bash
 as the runner would run it (inputs and contexts through `env:`, GITHUB_OUTPUT, GITHUB_ENV,
 RUNNER_TEMP); the `uses:` steps are played by small stand-ins (the cache, the artifact
@@ -23,14 +23,14 @@ yaml = pytest.importorskip("yaml")
 
 ROOT = Path(__file__).resolve().parent.parent
 COURSE = Path(__file__).resolve().parent / "course"
-WORKFLOW_NAME = "week3-notes.yml"  # not the README's name: the action must find runs by the workflow's own
+WORKFLOW_NAME = "week3-notes.yml"  # not the guide's name: the action must find runs by the workflow's own
 EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 
 
-def readme_workflow():
-    """The workflow of the README's "Use it in your course repository" section, as text."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split("## Use it in your course repository", 1)[1]
+def guide_workflow():
+    """The workflow of the course guide's "Publish it every night" section (docs/course.md), as text."""
+    text = (ROOT / "docs" / "course.md").read_text(encoding="utf-8")
+    section = text.split("## Publish it every night", 1)[1]
     return re.search(r"```yaml\n(.*?)```", section, re.S)[1]
 
 
@@ -208,10 +208,10 @@ class Runner:
 
 
 def scratch_repository(tmp_path):
-    """A course repository: the README's workflow under another name, a config, one document and its claims."""
+    """A course repository: the guide's workflow under another name, a config, one document and its claims."""
     repo = tmp_path / "course-repo"
     (repo / ".github" / "workflows").mkdir(parents=True)
-    (repo / ".github" / "workflows" / WORKFLOW_NAME).write_text(readme_workflow())
+    (repo / ".github" / "workflows" / WORKFLOW_NAME).write_text(guide_workflow())
     shutil.copytree(COURSE / "notes", repo / "notes")
     shutil.copytree(COURSE / "claims", repo / "claims")
     config = (COURSE / "reportgen.toml").read_text()
@@ -229,8 +229,8 @@ def the_action_step(workflow_text):
     return step["uses"], {k: str(v) for k, v in step.get("with", {}).items()}
 
 
-def test_the_readme_workflow_uses_the_action_with_its_inputs():
-    uses, given = the_action_step(readme_workflow())
+def test_the_guide_workflow_uses_the_action_with_its_inputs():
+    uses, given = the_action_step(guide_workflow())
     declared = action()["inputs"]
     assert set(given) <= set(declared), set(given) - set(declared)
     assert {"config", "profile", "pages"} <= set(declared)
@@ -247,7 +247,7 @@ def test_every_run_step_names_its_shell():
 @pytest.mark.slow
 def test_the_action_builds_compares_and_uploads_in_a_scratch_repository(tmp_path, warm_dir):
     repo = scratch_repository(tmp_path)
-    _, given = the_action_step(readme_workflow())
+    _, given = the_action_step(guide_workflow())
     inputs = {name: str(spec.get("default", "")) for name, spec in action()["inputs"].items()}
     # the session's cache key, so the warm cache restored serves (a fresh key would recompute it all)
     inputs.update(given, profile="quick", **{"cache-key": os.environ["REPORTGEN_CACHE_KEY"]})
@@ -281,7 +281,7 @@ def test_the_action_builds_compares_and_uploads_in_a_scratch_repository(tmp_path
 
 
 def test_actionlint_passes_the_workflows_and_the_action_inputs(tmp_path):
-    """actionlint on the README's workflow (calling this action from a local path, so its inputs are
+    """actionlint on the guide's workflow (calling this action from a local path, so its inputs are
     checked against action.yml) and on reportgen's own workflows."""
     actionlint = shutil.which("actionlint") or shutil.which("actionlint", path=str(Path(sys.executable).parent))
     if actionlint is None:
@@ -290,9 +290,9 @@ def test_actionlint_passes_the_workflows_and_the_action_inputs(tmp_path):
     (repo / ".github" / "workflows").mkdir(parents=True)
     (repo / ".github" / "actions" / "reportgen").mkdir(parents=True)
     shutil.copy(ROOT / "action.yml", repo / ".github" / "actions" / "reportgen" / "action.yml")
-    uses, _ = the_action_step(readme_workflow())
+    uses, _ = the_action_step(guide_workflow())
     (repo / ".github" / "workflows" / WORKFLOW_NAME).write_text(
-        readme_workflow().replace(uses, "./.github/actions/reportgen"))
+        guide_workflow().replace(uses, "./.github/actions/reportgen"))
     for own in (ROOT / ".github" / "workflows").glob("*.yml"):
         shutil.copy(own, repo / ".github" / "workflows" / own.name)
     subprocess.run(["git", "init", "-q"], cwd=repo, check=True)

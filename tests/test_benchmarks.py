@@ -1,4 +1,4 @@
-"""Every benchmark runs at a tiny size and gives what its README table needs (fast lane).
+"""Every benchmark runs at a tiny size and gives what its table in docs/performance.md needs (fast lane).
 
 A renamed function or option in reportgen breaks one of these tests, not a user of the
 benchmarks. Sizes are a second or less each; no test asserts a timing.
@@ -18,8 +18,8 @@ if str(REPO) not in sys.path:  # benchmarks/ is a top-level folder of the checko
     sys.path.insert(0, str(REPO))
 
 from benchmarks import BENCHMARKS, load  # noqa: E402
-from benchmarks.__main__ import main as bench_main, rewrite_readme  # noqa: E402
-from benchmarks.readme import MARKERS, block, missing_markers, update  # noqa: E402
+from benchmarks.__main__ import main as bench_main, rewrite_docs  # noqa: E402
+from benchmarks.pages import MARKERS, block, missing_markers, update  # noqa: E402
 
 from conftest import pdf_supported  # noqa: E402
 
@@ -30,7 +30,7 @@ def roundtrip(result):
 
 
 def check_result(name, result):
-    """The fields every consumer reads: seconds for the history, a table for the README."""
+    """The fields every consumer reads: seconds for the history, a table for docs/performance.md."""
     result = roundtrip(result)
     assert result["seconds"], name
     assert all(isinstance(s, float) and s > 0 for s in result["seconds"].values()), result["seconds"]
@@ -137,8 +137,8 @@ def test_build_benchmark_runs_with_a_stand_in(tmp_path):
     from benchmarks import bench
 
     fake, calls = fake_program(tmp_path)
-    result, text = check_result("bench", bench.measure(1, bench.README_CASES, "cpu", str(fake)))
-    assert [r["case"] for r in result["cases"]] == list(bench.README_CASES)
+    result, text = check_result("bench", bench.measure(1, bench.FULL_CASES, "cpu", str(fake)))
+    assert [r["case"] for r in result["cases"]] == list(bench.FULL_CASES)
     assert all(r["rss_mib"][0] > 0 for r in result["cases"])
     assert "within budget" in text
     for argv in map(json.loads, calls.read_text().splitlines()):
@@ -175,52 +175,54 @@ def test_entry_point_records_where_it_ran(tmp_path, monkeypatch):
 
     monkeypatch.setitem(throughput.SIZES, "quick", {"runs": 1, "dims": (8,), "profile": "quick", "samples": 400})
     results = tmp_path / "results.json"
-    assert bench_main(["throughput", "--size", "quick", "--results", str(results), "--no-readme"]) == 0
+    assert bench_main(["throughput", "--size", "quick", "--results", str(results), "--no-docs"]) == 0
     entry = json.loads(results.read_text())["throughput"]
     env = entry["environment"]
     assert env["commit"] and env["date"] and env["machine"]["cores"] >= 1
     assert {"python", "torch", "reportgen"} <= set(env["versions"])
     if hasattr(os, "getloadavg"):
         assert len(env["load_before"]) == 3 and len(entry["load_after"]) == 3
-    readme = tmp_path / "README.md"
-    readme.write_text((REPO / "README.md").read_text(encoding="utf-8"), encoding="utf-8")
-    assert rewrite_readme({"throughput": entry}, readme) == ["throughput"]
-    assert "| 8 |" in readme.read_text(encoding="utf-8")
+    page = tmp_path / "performance.md"
+    page.write_text((REPO / "docs" / "performance.md").read_text(encoding="utf-8"), encoding="utf-8")
+    assert rewrite_docs({"throughput": entry}, page) == ["throughput"]
+    assert "| 8 |" in page.read_text(encoding="utf-8")
 
 
 def test_entry_point_rejects_an_unknown_benchmark(capsys):
     with pytest.raises(SystemExit) as exit_info:
-        bench_main(["thruput", "--no-readme"])
+        bench_main(["thruput", "--no-docs"])
     assert exit_info.value.code == 2
     assert "no benchmark thruput" in capsys.readouterr().err
 
 
-def test_readme_tables_are_the_results_file():
-    """Every benchmark has its markers, and what is between them is what the results file gives."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+def test_performance_tables_are_the_results_file():
+    """Every benchmark has its markers in docs/performance.md, and what is between them is what the
+    results file gives."""
+    text = (REPO / "docs" / "performance.md").read_text(encoding="utf-8")
     assert missing_markers(text, BENCHMARKS) == []
     results = json.loads((REPO / "benchmarks" / "results.json").read_text(encoding="utf-8"))
     blocks = {n: block(n, e, load(n)) for n, e in results.items() if e["size"] == "full"}
-    assert update(text, blocks) == text, "README tables differ from benchmarks/results.json: python -m benchmarks --readme-only"
+    assert update(text, blocks) == text, \
+        "docs/performance.md's tables differ from benchmarks/results.json: python -m benchmarks --docs-only"
     assert "python -m benchmarks" in text
 
 
-def test_update_refuses_a_readme_without_markers():
-    with pytest.raises(ValueError, match=MARKERS[0].format(name="peer")):
+def test_update_refuses_a_page_without_markers():
+    with pytest.raises(ValueError, match=MARKERS[0].format(kind="benchmark", name="peer")):
         update("no markers here", {"peer": "table"})
 
 
 def test_gpu_section_is_the_kept_gpu_files():
-    """The README's GPU tables are what benchmarks/gpu.py writes from the kept session files (judged today)."""
+    """docs/performance.md's GPU tables are what benchmarks/gpu.py writes from the kept session files (judged today)."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("gpu_benchmark", REPO / "benchmarks" / "gpu.py")
     gpu = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(gpu)
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+    text = (REPO / "docs" / "performance.md").read_text(encoding="utf-8")
     folders = sorted((REPO / "benchmarks" / "gpu").iterdir())
     assert update(text, {"gpu": gpu.table(folders[-1])}) == text, \
-        f"README's GPU section differs: .venv/bin/python benchmarks/gpu.py --readme {folders[-1].relative_to(REPO)}"
+        f"docs/performance.md's GPU section differs: .venv/bin/python benchmarks/gpu.py --docs {folders[-1].relative_to(REPO)}"
 
 
 @pytest.mark.slow
@@ -246,7 +248,7 @@ def test_gpu_script_runs_tiny_on_the_cpu(tmp_path):
 def test_every_benchmark_answers_help_as_a_module_and_as_a_file(name):
     """`python -m benchmarks NAME --help` and `python benchmarks/NAME.py --help` both print usage and exit 0
     (the registry's benchmarks, the GPU session's script and the nightly history; environment.py and
-    readme.py are their helpers, not commands)."""
+    pages.py are their helpers, not commands)."""
     import subprocess
 
     for command in ([sys.executable, "-m", "benchmarks", name, "--help"],

@@ -1,6 +1,6 @@
 """A course's own documents: texts read at build time, every quote looked up in them.
 
-tests/course/ is the README's tutorial: one document (notes/week3.md), its three claims
+tests/course/ is the course guide's tutorial (docs/course.md): one document (notes/week3.md), its three claims
 (claims/), and a config; the slow test checks it, edits the document and checks again.
 """
 
@@ -191,12 +191,12 @@ def test_variance_figures_mark_nothing_without_the_built_in_claims():
     assert figures and all("stated ±" not in f.alt and "documented" not in f.alt for f in figures)
 
 
-def test_the_readme_tutorial_is_tests_course():
-    """Each file the README's tutorial shows is the one in tests/course/, byte for byte."""
+def test_the_course_guide_tutorial_is_tests_course():
+    """Each file the course guide's tutorial (docs/course.md) shows is the one in tests/course/, byte for byte."""
     import re
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    shown = dict(re.findall(r"<!-- tutorial: (\S+) -->\n```\w+\n(.*?)```", readme, re.S))
+    guide = (ROOT / "docs" / "course.md").read_text(encoding="utf-8")
+    shown = dict(re.findall(r"<!-- tutorial: (\S+) -->\n```\w+\n(.*?)```", guide, re.S))
     assert set(shown) == {"notes/week3.md", "claims/documents.toml", "claims/week3.toml", "reportgen.toml"}
     for name, text in shown.items():
         assert text == (COURSE / name).read_text(encoding="utf-8"), name

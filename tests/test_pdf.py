@@ -333,14 +333,22 @@ def test_every_figure_caption_in_pdf(pdf, quick_build):
 
 # --- tagged PDF/UA-1 and its metadata --------------------------------------------------------
 
-# Rules pdfua 0.1.3 cannot evaluate on these files, with why; README.md ("Accessibility") lists
-# them with what checks them instead. A rule that starts or stops running fails the test, so
-# the list (and the README) stays true.
+# Rules pdfua 0.1.3 cannot evaluate on these files, with why; docs/accessibility.md lists them
+# with what checks them instead. A rule that starts or stops running fails the test, so the list
+# stays true, and test_the_accessibility_page_names_the_skipped_rules keeps the page beside it.
 PDFUA_SKIPPED = {
     # Its as_integer() probes getattr(obj, "is_integer"), which pikepdf (9 and 10) answers with a
     # ValueError on an Array (a heading's /K): the rule stops. test_tagged_pdf_ua checks it.
     "UA-14-001": "is_integer",
 }
+
+
+def test_the_accessibility_page_names_the_skipped_rules():
+    """docs/accessibility.md lists every rule pdfua skips here, with what checks it instead."""
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "accessibility.md").read_text(encoding="utf-8")
+    assert all(f"pdfua's {rule}" in page for rule in PDFUA_SKIPPED), sorted(PDFUA_SKIPPED)
 
 
 @after_build("pdfua_reports")

@@ -1,4 +1,6 @@
-"""Each setting is declared once (reportgen/settings.py); the dataclass, checks, flags and docs follow."""
+"""Each setting is declared once (reportgen/settings.py); the dataclass, checks, flags and docs follow.
+
+docs/configuration.md's tables are checked in tests/test_docs.py."""
 
 import dataclasses
 import shutil
@@ -13,17 +15,6 @@ from reportgen import cli, config, settings
 from reportgen.experiments import EXPERIMENTS
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def test_the_readme_shows_the_declared_settings():
-    """The README's options table and config block are the ones rendered from the declaration:
-    a setting added, renamed or re-documented without them fails here."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for block in (settings.readme_options(), settings.readme_config()):
-        assert block in readme, "re-render it: python -c 'from reportgen import settings; " \
-                                "print(settings.readme_options()); print(settings.readme_config())'"
-    run = [s.flag[0] for s in settings.SETTINGS if "run" in s.commands] + ["--config"]
-    assert f"(takes {', '.join(f'`{f}`' for f in run)})" in " ".join(readme.split())
 
 
 def test_every_setting_is_a_field_with_its_default():
@@ -48,15 +39,14 @@ def test_branding_is_declared():
 
 
 NEW = '''
-    Setting("dpi", 96, Integer(50, 600), flag=("--dpi",), commands=ALL, help="Raster figure resolution.",
-            note="PNG dots per inch"),
+    Setting("dpi", 96, Integer(50, 600), flag=("--dpi",), commands=ALL, help="Raster figure resolution."),
 '''
 
 
 def test_a_new_setting_is_one_declaration(tmp_path):
     """Adding a key to a copy of reportgen touches one line of settings.py: the dataclass gets the
-    field, build, run and check the flag, the file its check ("did you mean" included) and the
-    README its row and line."""
+    field, build, run and check the flag, the file its check ("did you mean" included) and
+    docs/configuration.md its row and line."""
     copy = tmp_path / "reportgen"
     shutil.copytree(ROOT / "reportgen", copy, ignore=shutil.ignore_patterns("__pycache__"))
     source = (copy / "settings.py").read_text(encoding="utf-8")
@@ -66,7 +56,9 @@ def test_a_new_setting_is_one_declaration(tmp_path):
         "\n", "\n    ") + anchor, 1), encoding="utf-8")
     (tmp_path / "a.toml").write_text("dpi = 700\n")
     (tmp_path / "b.toml").write_text("dpj = 100\n")
-    probe = textwrap.dedent('''
+    probe = "GENERATE = " + repr(str(ROOT / "docs" / "generate.py")) + textwrap.dedent('''
+        import importlib.util
+
         from click.testing import CliRunner
         from reportgen import cli, config, settings
         from reportgen.errors import ConfigError
@@ -84,8 +76,12 @@ def test_a_new_setting_is_one_declaration(tmp_path):
                 assert words in str(exc), str(exc)
             else:
                 raise AssertionError(name)
-        assert "| `--dpi N` | raster figure resolution |" in settings.readme_options()
-        assert 'dpi = 96                       # PNG dots per inch' in settings.readme_config()
+        docs = importlib.util.spec_from_file_location("generate", GENERATE)
+        generate = importlib.util.module_from_spec(docs)
+        docs.loader.exec_module(generate)
+        row = "| `dpi` | `--dpi N` (build, run, check) | `96` | Raster figure resolution. |"
+        assert row in generate.settings_table(settings)
+        assert 'dpi = 96                       # 50 … 600' in generate.default_config(settings)
         print("ok")
     ''')
     done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True,

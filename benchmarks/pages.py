@@ -1,8 +1,9 @@
-"""The README's benchmark tables, written from the results file between marker comments."""
+"""The generated parts of a docs/ page, between marker comments: the benchmarks' tables in docs/performance.md
+(written from the results file), the settings' in docs/configuration.md (docs/generate.py)."""
 
 import re
 
-MARKERS = "<!-- benchmark:{name}:start -->", "<!-- benchmark:{name}:end -->"
+MARKERS = "<!-- {kind}:{name}:start -->", "<!-- {kind}:{name}:end -->"
 
 
 def header(name, entry):
@@ -25,17 +26,17 @@ def block(name, entry, module):
     return f"{header(name, entry)}\n\n{module.table(entry['result'])}"
 
 
-def update(text, blocks):
-    """text with each {name: block} put between that benchmark's markers; names without markers are errors."""
+def update(text, blocks, kind="benchmark"):
+    """text with each {name: block} put between its markers; names without markers are errors."""
     for name, body in blocks.items():
-        start, end = (m.format(name=name) for m in MARKERS)
+        start, end = (m.format(kind=kind, name=name) for m in MARKERS)
         pattern = re.compile(re.escape(start) + ".*?" + re.escape(end), re.S)
         if not pattern.search(text):
-            raise ValueError(f"README has no {start} … {end} markers for benchmark {name!r}")
+            raise ValueError(f"the page has no {start} … {end} markers for {kind} {name!r}")
         text = pattern.sub(lambda _: f"{start}\n{body.rstrip()}\n{end}", text, count=1)
     return text
 
 
-def missing_markers(text, names):
-    """The benchmarks among names whose markers the text lacks."""
-    return [n for n in names if MARKERS[0].format(name=n) not in text or MARKERS[1].format(name=n) not in text]
+def missing_markers(text, names, kind="benchmark"):
+    """The names whose markers the text lacks."""
+    return [n for n in names if any(m.format(kind=kind, name=n) not in text for m in MARKERS)]
