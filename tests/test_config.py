@@ -171,8 +171,8 @@ def test_only_checked_against_registry(in_tmp):
 
 PNG_1PX = bytes.fromhex(
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
-    "1f15c4890000000d4944415478da63f8ffff3f0005fe02fea7d6a4c40000000049454e44ae426082"
-)
+    "1f15c4890000000b49444154789c63f80f040009fb03fdfb5e6b2b0000000049454e44ae426082"
+)  # a white pixel: IHDR, IDAT, IEND with their CRCs
 
 
 def test_branding_keys(in_tmp):
