@@ -167,7 +167,7 @@ def report_table(table):
     else:
         from reportgen.render.cells import texts
 
-        header, rows = table.columns, texts(table.rows)
+        header, rows = texts([table.columns])[0], texts(table.rows)
     return table.title, header, rows
 
 

@@ -12,7 +12,8 @@ import pytest
 
 import reportgen
 from reportgen.experiments import EXPERIMENTS
-from reportgen.experiments.cells import Interval, Num, Phrase, Vector, is_cell, row_json, to_json, vector
+from reportgen.experiments.cells import (Interval, Num, Phrase, Vector, change, is_cell, row_json, table_json,
+                                        to_json, vector)
 from reportgen.experiments.family import Table
 from reportgen.render.cells import text, texts
 from reportgen.render.columns import widths
@@ -41,7 +42,7 @@ KNOWN = [
     (vector([0.25, 0.75], 4), "[0.2500, 0.7500]"),
     (vector([1, 1, 10, 64], sep="×", brackets=""), "1×1×10×64"),
     (Vector((vector([5, 4]), vector([2, 3]))), "[[5, 4], [2, 3]]"),
-    (Vector((Num(2.3026, 2), Num(0.0123, 2, "sig")), " → ", ""), "2.30 → 0.012"),
+    (change(Num(2.3026, 2), Num(0.0123, 2, "sig")), "2.30 → 0.012"),
     (Phrase("d_model = {}, d_k = {}", (512, 64)), "d_model = 512, d_k = 64"),
     (Phrase("{} ({})", (Interval(2.5019, 2.4211, 2.5827, 3, "pm"), Num(0.90237, 0, "percent"))),
      "2.502 ± 0.081 (90%)"),
@@ -71,17 +72,25 @@ def test_results_json_keeps_numbers():
     row = (64, "scaled", Num(0.98, 3), Num(3, 0, "plain"), Num(math.inf, 2),
            Interval(1.0, 0.9, 1.1, 3, "pm"), vector([1, 2]), Phrase("{} of {}", (2, Num(3.5, 1))))
     assert row_json(row) == [
-        64, "scaled", {"value": 0.98, "digits": 3, "style": "fixed"}, 3, {"value": "inf", "digits": 2, "style": "fixed"},
+        64, "scaled", {"value": 0.98, "digits": 3, "style": "fixed"}, 3,
+        {"value": "inf", "digits": 2, "style": "fixed"},
         {"value": 1.0, "lo": 0.9, "hi": 1.1, "digits": 3, "style": "pm"}, [1, 2],
         {"text": "{} of {}", "values": [2, {"value": 3.5, "digits": 1, "style": "fixed"}]},
     ]
     json.dumps(row_json(row), allow_nan=False)
 
 
+def test_a_table_in_results_json():
+    """A table's headings are cells too ("n = 64" keeps its 64)."""
+    table = Table("t", "T", "C", ("d_k", Phrase("n = {}", (64,))), ((8, Num(0.5, 3)),))
+    assert table_json(table) == {"slug": "t", "title": "T", "columns": ["d_k", {"text": "n = {}", "values": [64]}],
+                                 "rows": [[8, {"value": 0.5, "digits": 3, "style": "fixed"}]]}
+
+
 def test_column_widths_measure_the_printed_text():
-    columns = ("d_k", "Var(q·k)", "scores")
+    columns = ("d_k", Phrase("n = {}", (64,)), "scores")
     rows = [(1, Interval(0.98, 0.87, 1.09, 3), "unscaled"), (1024, Interval(1020.5, 990.25, 1051.0, 3), "scaled")]
-    assert widths(columns, rows) == widths(columns, texts(rows))
+    assert widths(columns, rows) == widths(texts([columns])[0], texts(rows))
 
 
 # --- every family's data tables, on the quick build's results -----------------------------------
@@ -129,19 +138,17 @@ def _strings(value):
 
 @pytest.mark.parametrize("name", list(EXPERIMENTS))
 def test_no_table_cell_holds_a_formatted_number(name, quick_build):
-    """Every cell of every data table is a cell type, and no string in one holds a number the code
-    computed: a string with a number in it is a literal of the family's code (a label such as
-    "QK^T of Step 3") or a string of its results (a Python version, a hash)."""
+    """Every cell and heading of every data table is a cell type, and no string in one holds a
+    number the code computed: a string with a number in it is a literal of the family's code (a
+    label such as "QK^T of Step 3") or a string of its results (a Python version, a hash)."""
     results = quick_build.results["experiments"][name]["results"]
     typed, recorded = _typed(EXPERIMENTS[name].package), set(_strings(results))
     tables = [t for t in EXPERIMENTS[name].tables(results) if isinstance(t, Table)]
     assert tables
     found = []
     for table in tables:
-        for row in table.rows:
-            assert len(row) == len(table.columns), table.slug
-            for cell in row:
-                assert is_cell(cell), (table.slug, cell)
-                found += [(table.slug, s) for s in _leaves(cell)
-                          if NUMBER.search(s) and s not in typed and s not in recorded]
+        assert all(len(row) == len(table.columns) for row in table.rows), table.slug
+        for cell in [*table.columns, *(cell for row in table.rows for cell in row)]:
+            assert is_cell(cell), (table.slug, cell)
+            found += [(table.slug, s) for s in _leaves(cell) if NUMBER.search(s) and s not in typed and s not in recorded]
     assert found == []

@@ -1,6 +1,6 @@
 """Table cells that keep their numbers: what a family's data tables hold until a template formats them.
 
-A cell of a `Table` row is one of:
+A cell of a `Table` row, or a column heading, is one of:
 
   str       words only ("never", a variant's name, a dtype): it holds no computed number
   int       an exact integer printed as it is (a d_k, a sequence length)
@@ -86,6 +86,11 @@ def vector(values, digits=None, style="fixed", sep=", ", brackets="[]"):
                   sep, brackets)
 
 
+def change(before, after):
+    """Two cells of one quantity, at the start and at the end: "2.30 → 0.012"."""
+    return Vector((before, after), " → ", "")
+
+
 def is_cell(value):
     """Whether `value` is a cell a data table may hold."""
     if isinstance(value, (Num, Interval, str)) or type(value) is int:
@@ -129,5 +134,5 @@ def row_json(row):
 
 def table_json(table):
     """A data table (reportgen.experiments.family.Table) as results.json stores it, cells as numbers."""
-    return {"slug": table.slug, "title": table.title, "columns": list(table.columns),
+    return {"slug": table.slug, "title": table.title, "columns": row_json(table.columns),
             "rows": [row_json(row) for row in table.rows]}

@@ -104,6 +104,10 @@ def _pair(a, b):
     return Vector((a, b), " / ", "")
 
 
+def _at_sigma(sigma):
+    return Phrase("at σ = {}", (Num(float(sigma), 6, "sig"),))
+
+
 def norm_tables(results):
     plain, peaks = [], []
     sigmas = np.asarray(results["curves"]["sigmas"])
@@ -139,8 +143,8 @@ def norm_tables(results):
             "‖J‖_2 comes from the secular "
             "equation (bisection); on a sample it agrees with a dense eigensolver to "
             f"{max(c['bisection_vs_eigvalsh'] for c in results['curves']['curves']):.0e}.",
-            ("n keys", "closed form at σ → 0 (F / 2)", f"at σ = {sigmas[0]:g}", "σ at peak (F)",
-             "peak (F / 2)", f"at σ = {sigmas[-1]:g}", "shape (F)"),
+            ("n keys", "closed form at σ → 0 (F / 2)", _at_sigma(sigmas[0]), "σ at peak (F)", "peak (F / 2)",
+             _at_sigma(sigmas[-1]), "shape (F)"),
             tuple(plain),
         ),
         ClaimTable(

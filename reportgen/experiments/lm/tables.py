@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from reportgen.experiments.cells import Interval, Num, Phrase, Vector, vector
+from reportgen.experiments.cells import Interval, Num, Phrase, Vector, change, vector
 from reportgen.experiments.evidence import SPIKE_SHARE
 from reportgen.experiments.family import ClaimTable, Table
 from reportgen.experiments.lm import PART_ATTENTION, PART_BATTERY, PART_CORPUS, PART_SWEEP, PART_VERDICTS
@@ -30,11 +30,6 @@ def _num(x, digits=2):
 def _lr(lr):
     """A rate of the language-model grid as a cell: two significant digits (lr_text's form)."""
     return "none" if lr is None else Num(lr, 2, "sig")
-
-
-def _change(before, after):
-    """A quantity at step 0 and at the end: "before → after"."""
-    return Vector((before, after), " → ", "")
 
 
 def ordered(s, variants=NAMES):
@@ -131,10 +126,10 @@ def attention_table(results):
 
         rows.append((
             _config(s, k), LABELS[v],
-            _change(_num(mean(lambda m: m["max_logit"][0]), 1), _num(mean(peak_logit), 1)),
-            _change(_num(mean(lambda m: mean_entropy(m, 0))), _num(mean(mean_entropy))),
+            change(_num(mean(lambda m: m["max_logit"][0]), 1), _num(mean(peak_logit), 1)),
+            change(_num(mean(lambda m: mean_entropy(m, 0))), _num(mean(mean_entropy))),
             _num(mean(collapsed_share)), _num(mean(lambda m: m["saturated"][-1]), 3),
-            _change(_num(layers("qk_std", 0), 1), _num(layers("qk_std", -1), 1)),
+            change(_num(layers("qk_std", 0), 1), _num(layers("qk_std", -1), 1)),
             Vector((_num(layers("qk_ratio", -1)), _num(layers("cos", -1))), "; ", ""),
             _num(mean(lambda m: float(np.mean(m["mult"]))), 2),
         ))
@@ -191,7 +186,7 @@ def battery_table(results):
                     (l1, _), (l2, lr) = b.best(task, s, d, opt, "loss", third), b.best(task, s, d, opt, "loss", -1)
                     acc = b.best(task, s, d, opt, "acc", -1)[0]
                     ent = float(np.mean([m["curves"]["entropy"][-1] or 0 for m in b.seeds(task, s, d, opt, lr)]))
-                    rows.append((task, d, opt, label, _change(_num(l1, 3), _num(l2, 3)),
+                    rows.append((task, d, opt, label, change(_num(l1, 3), _num(l2, 3)),
                                  Num(None if task == "histogram" else 100 * acc, 1), _num(ent), _lr(lr)))
     return Table(
         "lm-battery",

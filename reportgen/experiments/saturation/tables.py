@@ -53,7 +53,7 @@ def original_scaled_table(results):
         f"'Original Matrix' divided by √3 and by the rounded {DOC_002_ROUNDED_ROOT3}",
         "Which root 002's 'Scaled Matrix' divides by: each row of the 'Original Matrix' divided by √3 "
         f"and by {DOC_002_ROUNDED_ROOT3}, the value its Step 4 prints for √3. Compare with the claims above.",
-        ("row", "÷ √3", f"÷ {DOC_002_ROUNDED_ROOT3}"),
+        ("row", "÷ √3", Phrase("÷ {}", (Num(DOC_002_ROUNDED_ROOT3, 0, "plain"),))),
         rows,
         PART_002,
     )
@@ -65,7 +65,8 @@ def exercise_table(results):
     rows = []
     for c in ex["crossings"]:
         p = c["level"]
-        closed = Phrase("ln(3·{}/{}) = {}", (Num(p, 6, "sig"), Num(1 - p, 3, "sig"), Num(math.log(3 * p / (1 - p)), 4)))
+        closed = Phrase("ln(3·{}/{}) = {}", (Num(p, 6, "sig"), Num(1 - p, 3, "sig"),
+                                             Num(math.log(3 * p / (1 - p)), 4)))
         rows.append((Phrase("max prob = {}", (Num(p, 6, "sig"),)), Num(c["x"], 4), closed, Num(p * (1 - p), 4)))
     # p(1 − p) = v at p = (1 + √(1 − 4v)) / 2 on the saturated side.
     p = (1 + math.sqrt(1 - 4 * vanished)) / 2
@@ -106,7 +107,7 @@ def sweep_tables(results):
             weight_rows.append(tuple(w))
             entropy_rows.append(tuple(h))
     rows_per_cell = results["sweep"][0]["rows"]
-    columns = ("d_k", "") + tuple(f"n = {n}" for n in lengths)
+    columns = ("d_k", "") + tuple(Phrase("n = {}", (n,)) for n in lengths)
     logit_rows = []
     for n in lengths:
         stat, count = pooled_max_z(results, n)

@@ -44,7 +44,7 @@ def sweep_tables(results):
         label = _temperature(t)
         entropy_rows.append((label, *(_pm(*share(cells[n], Z), 3) for n in ns)))
         weight_rows.append((label, *(_mean_pm(cells[n]["max_w"], cells[n]["rows"]) for n in ns)))
-    columns = ("T",) + tuple(f"n = {n}" for n in ns)
+    columns = ("T",) + tuple(Phrase("n = {}", (n,)) for n in ns)
     rows_per_cell = results["sweep"]["cells"][0]["rows"]
     return [
         Table(
@@ -81,7 +81,8 @@ def tau_tables(results):
             row += [_pm(*share(c, Z), 3), _mean_pm(c["max_w"], c["rows"])]
         rows.append(tuple(row))
     columns = ("n",) + tuple(
-        f"{label} τ = {f:g}√d_k" for f in EXERCISE_TAUS for label in ("H / ln n,", "largest weight,")
+        Phrase(label + " τ = {}√d_k", (Num(f, 6, "sig"),)) for f in EXERCISE_TAUS
+        for label in ("H / ln n,", "largest weight,")
     )
     total = sum(r["rows"] for r in results["sweep"]["taus"])
     return [

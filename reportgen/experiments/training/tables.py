@@ -4,9 +4,9 @@ import math
 
 import numpy as np
 
-from reportgen.experiments.cells import Interval, Num, Phrase, Vector
+from reportgen.experiments.cells import Interval, Num, Phrase, change
 from reportgen.experiments.family import ClaimTable, Table
-from reportgen.experiments.stats import LEVEL_LABEL
+from reportgen.experiments.stats import LEVEL
 from reportgen.experiments.training import PART_CURVES, PART_SWEEP, PART_TEMPERATURE, PART_VERDICTS
 from reportgen.experiments.training.params import BLOWUP, REACH, SPIKE_NATS, SPIKE_SMOOTHING
 from reportgen.experiments.training.sweep import MAIN, Sweep, lr_text
@@ -64,8 +64,8 @@ def sweep_table(results):
         "Tuned rate: lowest late loss (mean over seeds and over the last quarter of training). "
         f"Working rates: every seed reaches {REACH:.0%} accuracy with no "
         "blow-up or spike. Last column: runs with a blow-up / with a spike, over all rates and seeds.",
-        ("d_k", "scores", "tuned lr", "late loss", f"late acc. % ({LEVEL_LABEL} CI)", "fewest steps to 90%",
-         "working rates", "blow-ups / spiky runs"),
+        ("d_k", "scores", "tuned lr", "late loss", Phrase("late acc. % ({} CI)", (Num(LEVEL, 0, "percent"),)),
+         "fewest steps to 90%", "working rates", "blow-ups / spiky runs"),
         tuple(rows),
         PART_SWEEP,
     )
@@ -86,9 +86,9 @@ def curves_table(results):
             rows.append(
                 (
                     d, s.labels[v], lr_cell(lr),
-                    Vector((Num(mean_of("entropy", 0), 2), Num(mean_of("entropy", -1), 2, "sig")), " → ", ""),
-                    Vector((Num(mean_of("max_logit", 0), 3, "sig"), Num(mean_of("max_logit", -1), 3, "sig")), " → ", ""),
-                    Vector((Num(mean_of("loss", 0), 2), Num(mean_of("loss", -1), 2, "sig")), " → ", ""),
+                    change(Num(mean_of("entropy", 0), 2), Num(mean_of("entropy", -1), 2, "sig")),
+                    change(Num(mean_of("max_logit", 0), 3, "sig"), Num(mean_of("max_logit", -1), 3, "sig")),
+                    change(Num(mean_of("loss", 0), 2), Num(mean_of("loss", -1), 2, "sig")),
                 )
             )
     return Table(
@@ -122,7 +122,7 @@ def temperature_table(results):
         "Final score multiplier c (s = c·q·k, learned as log c with the same Adam rate) times "
         "√d_k, geometric mean over seeds, for each starting point and learning rate; for the "
         "cosine variant, the learned g on cos(q, k). 1 means it ended at the standard 1/√d_k.",
-        ("d_k", "starts at", *[lr_text(lr) for lr in s.lrs]),
+        ("d_k", "starts at", *[lr_cell(lr) for lr in s.lrs]),
         tuple(rows),
         PART_TEMPERATURE,
     )

@@ -4,7 +4,7 @@ import math
 
 from reportgen.experiments.cells import Interval, Num, Phrase
 from reportgen.experiments.family import ClaimTable, Table
-from reportgen.experiments.stats import LEVEL_LABEL, Z, mean_interval, quantile_range, wilson_interval
+from reportgen.experiments.stats import LEVEL, LEVEL_LABEL, Z, mean_interval, quantile_range, wilson_interval
 from reportgen.experiments.variance import PART_000, PART_002, PART_DEMOS, PART_INIT, PART_SWEEP
 from reportgen.experiments.variance.measures import kurtosis_interval, unit_interval, var_interval
 from reportgen.experiments.variance.params import INITS
@@ -92,7 +92,8 @@ def range_var_table(results):
         f"One run as 002's code prints it; the range that {PRINTOUT_SHARE:.0%} of repeats print (an empirical "
         f"range of the printout, not a confidence interval); and Var/d averaged over repeats with a "
         f"{LEVEL_LABEL} confidence interval.",
-        ("d", "Var, this run", f"range: {PRINTOUT_SHARE:.0%} of runs print", f"Var/d over repeats ({LEVEL_LABEL} CI)"),
+        ("d", "Var, this run", Phrase("range: {} of runs print", (Num(PRINTOUT_SHARE, 0, "percent"),)),
+         Phrase("Var/d over repeats ({} CI)", (Num(LEVEL, 0, "percent"),))),
         tuple(rows),
         PART_002,
     )
