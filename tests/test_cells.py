@@ -12,8 +12,8 @@ import pytest
 
 import reportgen
 from reportgen.experiments import EXPERIMENTS
-from reportgen.experiments.cells import (Interval, Num, Phrase, Vector, change, is_cell, row_json, table_json,
-                                        to_json, vector)
+from reportgen.experiments.cells import (Interval, Num, Phrase, Vector, change, from_json, is_cell, row_json,
+                                        table_json, to_json, vector)
 from reportgen.experiments.family import Table
 from reportgen.render.cells import text, texts
 from reportgen.render.columns import widths
@@ -57,6 +57,13 @@ def test_formatter_prints_the_known_texts(cell, printed):
     assert text(cell) == printed
 
 
+@pytest.mark.parametrize("cell, printed", KNOWN, ids=[p for _, p in KNOWN])
+def test_a_stored_cell_prints_the_same(cell, printed):
+    """results.json keeps enough to print the cell again: from_json(to_json(cell)) prints the same."""
+    stored = json.loads(json.dumps(to_json(cell), allow_nan=False))
+    assert text(from_json(stored)) == printed
+
+
 def test_what_is_not_a_cell_is_refused():
     """A float, a bool or a numpy scalar carries no precision: the table must say how to print it."""
     for value in (0.5, True, None, [1, 2], Vector((0.5,)), Phrase("{}", (1.5,))):
@@ -70,12 +77,14 @@ def test_what_is_not_a_cell_is_refused():
 def test_results_json_keeps_numbers():
     """Each cell is stored as a number, or an object with its value, precision and style; strict JSON."""
     row = (64, "scaled", Num(0.98, 3), Num(3, 0, "plain"), Num(math.inf, 2),
-           Interval(1.0, 0.9, 1.1, 3, "pm"), vector([1, 2]), Phrase("{} of {}", (2, Num(3.5, 1))))
+           Interval(1.0, 0.9, 1.1, 3, "pm"), vector([1, 2]), Phrase("{} of {}", (2, Num(3.5, 1))),
+           vector([4, 8], sep=" / ", brackets=""))
     assert row_json(row) == [
         64, "scaled", {"value": 0.98, "digits": 3, "style": "fixed"}, 3,
         {"value": "inf", "digits": 2, "style": "fixed"},
         {"value": 1.0, "lo": 0.9, "hi": 1.1, "digits": 3, "style": "pm"}, [1, 2],
         {"text": "{} of {}", "values": [2, {"value": 3.5, "digits": 1, "style": "fixed"}]},
+        {"values": [4, 8], "sep": " / ", "brackets": ""},
     ]
     json.dumps(row_json(row), allow_nan=False)
 
@@ -144,9 +153,13 @@ def test_no_table_cell_holds_a_formatted_number(name, quick_build):
     results = quick_build.results["experiments"][name]["results"]
     typed, recorded = _typed(EXPERIMENTS[name].package), set(_strings(results))
     tables = [t for t in EXPERIMENTS[name].tables(results) if isinstance(t, Table)]
+    stored = {t["slug"]: t for t in quick_build.results["experiments"][name]["tables"]}
     assert tables
     found = []
     for table in tables:
+        again = stored[table.slug]  # read back from results.json, each cell prints as it did
+        assert [text(from_json(c)) for c in again["columns"]] == [text(c) for c in table.columns], table.slug
+        assert [[text(from_json(c)) for c in row] for row in again["rows"]] == texts(table.rows), table.slug
         assert all(len(row) == len(table.columns) for row in table.rows), table.slug
         for cell in [*table.columns, *(cell for row in table.rows for cell in row)]:
             assert is_cell(cell), (table.slug, cell)

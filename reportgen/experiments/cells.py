@@ -10,11 +10,13 @@ A cell of a `Table` row, or a column heading, is one of:
   Vector    cells in a list: "[0.25, 0.75]", "2×4×16"
   Phrase    words around cells: "d_model = {}, d_k = {}" with the numbers kept
 
-reportgen.render.cells prints each as the report shows it; `to_json` is results.json's form.
+reportgen.render.cells prints each as the report shows it; `to_json` is results.json's form
+(`from_json` reads it back).
 Nothing here formats: a cell is data, and one formatter, at the edge, makes it text.
 """
 
 import math
+import numbers
 from dataclasses import dataclass
 
 # How a Num prints (reportgen.render.cells.number):
@@ -103,14 +105,29 @@ def is_cell(value):
 
 
 def _number(x):
-    """A number as strict JSON holds it: NaN and infinities as their names."""
-    return str(x) if isinstance(x, float) and not math.isfinite(x) else x
+    """A number as strict JSON holds it (a numpy scalar as Python's): NaN and infinities as their names."""
+    if x is None or isinstance(x, bool):
+        return x
+    if isinstance(x, numbers.Integral):
+        return int(x)
+    return float(x) if math.isfinite(x) else str(float(x))
+
+
+def _read_number(x):
+    """A number as to_json stored it ("nan", "inf" and "-inf" back to floats)."""
+    return float(x) if isinstance(x, str) else x
 
 
 def to_json(cell):
-    """One cell as results.json stores it: a string, a JSON number (an int, or a Num printed as
-    Python prints it), {"value", "digits", "style"}, {"value", "lo", "hi", "digits", "style"},
-    a list (a Vector) or {"text", "values"} (a Phrase)."""
+    """One cell as results.json stores it:
+
+    - a string: words
+    - a JSON number: an int, or a Num printed as Python prints it
+    - {"value", "digits", "style"}: a Num (value null: none there, "nan"/"inf": non-finite)
+    - {"value", "lo", "hi", "digits", "style"}: an Interval
+    - a list: a Vector of cells printed "[a, b]"; {"values", "sep", "brackets"} one printed otherwise
+    - {"text", "values"}: a Phrase, its words with {} where each value goes
+    """
     if isinstance(cell, str) or type(cell) is int:
         return cell
     if isinstance(cell, Num):
@@ -121,10 +138,32 @@ def to_json(cell):
         return {"value": _number(cell.value), "lo": _number(cell.lo), "hi": _number(cell.hi),
                 "digits": cell.digits, "style": cell.style}
     if isinstance(cell, Vector):
-        return [to_json(v) for v in cell.values]
+        values = [to_json(v) for v in cell.values]
+        return values if (cell.sep, cell.brackets) == (", ", "[]") else \
+            {"values": values, "sep": cell.sep, "brackets": cell.brackets}
     if isinstance(cell, Phrase):
         return {"text": cell.template, "values": [to_json(v) for v in cell.values]}
     raise TypeError(f"not a table cell: {cell!r}")
+
+
+def from_json(value):
+    """The cell to_json stored: what a renderer of a saved results.json prints again."""
+    if isinstance(value, str) or type(value) is int:
+        return value
+    if isinstance(value, float):
+        return Num(value, 0, "plain")
+    if isinstance(value, list):
+        return Vector(tuple(from_json(v) for v in value))
+    if isinstance(value, dict) and "text" in value:
+        return Phrase(value["text"], tuple(from_json(v) for v in value["values"]))
+    if isinstance(value, dict) and "sep" in value:
+        return Vector(tuple(from_json(v) for v in value["values"]), value["sep"], value["brackets"])
+    if isinstance(value, dict) and "lo" in value:
+        return Interval(_read_number(value["value"]), _read_number(value["lo"]), _read_number(value["hi"]),
+                        value["digits"], value["style"])
+    if isinstance(value, dict) and "style" in value:
+        return Num(_read_number(value["value"]), value["digits"], value["style"])
+    raise ValueError(f"not a stored table cell: {value!r}")
 
 
 def row_json(row):
