@@ -10,9 +10,9 @@ A cell of a `Table` row, or a column heading, is one of:
   Vector    cells in a list: "[0.25, 0.75]", "2×4×16"
   Phrase    words around cells: "d_model = {}, d_k = {}" with the numbers kept
 
-reportgen.render.cells prints each as the report shows it; `to_json` is results.json's form
-(`from_json` reads it back).
-Nothing here formats: a cell is data, and one formatter, at the edge, makes it text.
+reportgen.render.cells prints each as the report shows it; `to_json` is results.json's form and
+`from_json` reads it back. Nothing here formats: a cell is data, and one formatter, at the edge,
+makes it text.
 """
 
 import math
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 STYLES = ("fixed", "count", "plain", "sig", "sci", "percent")
 # How an Interval prints: "bracket" the estimate and [lo, hi]; "pm" the estimate ± the upper
 # half-width; "percent" shares as percentages, the estimate with its % sign, then [lo, hi].
-SHAPES = ("bracket", "pm", "percent")
+INTERVAL_STYLES = ("bracket", "pm", "percent")
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ class Interval:
     style: str = "bracket"
 
     def __post_init__(self):
-        assert self.style in SHAPES, self.style
+        assert self.style in INTERVAL_STYLES, self.style
         assert self.value is not None or self.style == "bracket", "an interval alone is bracketed"
 
 
