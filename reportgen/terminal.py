@@ -165,7 +165,9 @@ def report_table(table):
         rows = [(j.claim.label, f"{j.claim.doc} §{j.claim.section}", j.documented, words(j).measured, _verdict(j.verdict))
                 for j in judged]
     else:
-        header, rows = table.columns, table.rows
+        from reportgen.render.cells import texts
+
+        header, rows = texts([table.columns])[0], texts(table.rows)
     return table.title, header, rows
 
 

@@ -54,7 +54,7 @@ FAMILY = {
 
 
         def tables(results):
-            return [Table("tiny-data", "Draws", "The sample.", ("n",), ((str(results["n"]),),)),
+            return [Table("tiny-data", "Draws", "The sample.", ("n",), ((results["n"],),)),
                     ClaimTable("tiny-claims", "The document's means", "Documented beside measured.")]
     ''',
     "figures.py": '''

@@ -165,9 +165,10 @@ def test_sweep_table_prints_the_claims_interval(results):
     from reportgen.experiments.variance.measures import var_qk
     from reportgen.experiments.variance.tables import sweep_table
     from reportgen.formatting import fmt_interval
+    from reportgen.render.cells import text
 
     table = sweep_table(results)
     assert f"{LEVEL_LABEL} confidence intervals" in table.caption
     for row, cells in zip(results["sweep"], table.rows):
         m = var_qk(results, row["d_k"], level=LEVEL)
-        assert cells[2].endswith(fmt_interval(m.lo, m.hi, 3)), (row["d_k"], cells[2])
+        assert text(cells[2]).endswith(fmt_interval(m.lo, m.hi, 3)), (row["d_k"], cells[2])

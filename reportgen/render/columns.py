@@ -1,4 +1,4 @@
-"""Column widths for the print tables, from their text.
+"""Column widths for the print tables, from their cells as printed.
 
 The PDFs lay their data tables out with `table-layout: fixed` (print.css): WeasyPrint's automatic
 layout measures every cell first and made report.pdf 60% slower. Fixed layout without widths
@@ -11,6 +11,7 @@ what its longest cell still lacks (CSS 2.1 §17.5.2.2, with characters for lengt
 
 import re
 
+from reportgen.render.cells import text as cell_text
 from reportgen.render.mathtex import plain
 
 LINE = 110  # characters of table text in the PDFs' text width (17 cm at 7.6 pt)
@@ -29,11 +30,11 @@ def widths(columns, rows):
     """
     if not columns:
         return []
-    cells = [[plain(str(cell)) for cell in row] for row in rows]
+    cells = [[plain(cell_text(cell)) for cell in row] for row in rows]  # as printed (reportgen.render.cells)
     shortest, longest = [], []
     for index, header in enumerate(columns):
         texts = [row[index] for row in cells if index < len(row)]
-        words = [len(word) for text in [plain(str(header)), *texts] for word in BREAKS.split(text)]
+        words = [len(word) for text in [plain(cell_text(header)), *texts] for word in BREAKS.split(text)]
         least = min(max(words, default=1), LINE // 2) + PADDING
         shortest.append(least)
         longest.append(min(max([least, *(len(text) + PADDING for text in texts)]), 4 * LINE))

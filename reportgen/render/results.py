@@ -6,6 +6,7 @@ it compared) beside the words the report prints for it; `reportgen diff` reads 2
 
 import math
 
+from reportgen.experiments.cells import table_json
 from reportgen.experiments.family import Table
 from reportgen.experiments.stats import LEVEL
 from reportgen.formatting import parse_printed
@@ -74,7 +75,7 @@ def results_document(report, catalog, info, title):
             "nonfinite": list(s.run.nonfinite),
             "results": _json_safe(s.run.results),
             "tables": [
-                {"slug": t.slug, "title": t.title, "columns": list(t.columns), "rows": [list(r) for r in t.rows]}
+                table_json(t)  # its cells as numbers (reportgen.experiments.cells)
                 if isinstance(t, Table) else _claim_table_json(*t)
                 for t in s.tables
             ],

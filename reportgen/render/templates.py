@@ -26,7 +26,7 @@ def environment(medium):
     renders a dozen pages (compiling them afresh each time was a second of every build)."""
     import jinja2
 
-    from reportgen.render import columns, mathtex, plainwords
+    from reportgen.render import cells, columns, mathtex, plainwords
 
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates())),
@@ -42,6 +42,7 @@ def environment(medium):
     env.globals.update(medium=medium, plain_label=plainwords.plain_label)  # a row's label without document numbers
     env.globals["column_widths"] = columns.widths  # print tables: fixed layout, widths from their text
     env.filters["running"] = running_title
+    env.filters["cell"] = cells.text  # a data table's cell as printed (its numbers kept until here)
     env.globals["file_of"] = lambda name, medium, doc="": by_name(name).file(medium, doc)  # reportgen.artifacts
     return env
 

@@ -5,6 +5,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from reportgen.experiments.cells import Num, Phrase, Vector, vector
 from reportgen.experiments.family import ClaimTable, Table
 from reportgen.experiments.gradients import PART_001, PART_DEPTH, PART_DOC, PART_FORMULA, PART_LAYER, PART_NORMS
 from reportgen.experiments.gradients.measures import depth_ratios, depth_summary, norm_curve, paired_ratio
@@ -21,12 +22,12 @@ def doc_tables(results):
     for row in results["doc_table"]:
         plain.append(
             (
-                str(row["scale"]),
-                "[" + ", ".join(fmt(p, 4) for p in row["probs"]) + "]",
-                fmt(sum(row["probs"]), 4),
-                fmt(row["max_element"], 6),
-                fmt(row["frobenius"], 6),
-                fmt(row["spectral"], 6),
+                Num(row["scale"], 0, "plain"),
+                vector(row["probs"], 4),
+                Num(sum(row["probs"]), 4),
+                Num(row["max_element"], 6),
+                Num(row["frobenius"], 6),
+                Num(row["spectral"], 6),
             )
         )
     first = results["doc_table"][0]
@@ -70,11 +71,11 @@ def flow_tables(results):
         plain.append(
             (
                 case["name"],
-                "[" + ", ".join(fmt(p, 3) for p in case["probs"]) + "]",
-                "[" + ", ".join(f"{v:.3g}" for v in case["diag"]) + "]",
-                f"{case['max_off_diag']:.3g}",
-                f"{case['frobenius']:.3g}",
-                f"{case['spectral']:.3g}",
+                vector(case["probs"], 3),
+                vector(case["diag"], 3, "sig"),
+                Num(case["max_off_diag"], 3, "sig"),
+                Num(case["frobenius"], 3, "sig"),
+                Num(case["spectral"], 3, "sig"),
             )
         )
     return [
@@ -98,6 +99,15 @@ def flow_tables(results):
     ]
 
 
+def _pair(a, b):
+    """Two numbers of one row, "a / b" (Frobenius / spectral, scaled / unscaled)."""
+    return Vector((a, b), " / ", "")
+
+
+def _at_sigma(sigma):
+    return Phrase("at σ = {}", (Num(float(sigma), 6, "sig"),))
+
+
 def norm_tables(results):
     plain, peaks = [], []
     sigmas = np.asarray(results["curves"]["sigmas"])
@@ -109,12 +119,13 @@ def norm_tables(results):
         peaks.append(sigmas[top])
         plain.append(
             (
-                str(n),
-                f"{math.sqrt(n - 1) / n:.4f} / {1 / n:.4f}",
-                f"{fro[0]:.4f} / {spec[0]:.4f}",
-                f"{sigmas[top]:g}",
-                f"{fro[top]:.3f} / {spec[int(np.argmax(spec))]:.3f}",
-                f"{fro[-1]:.2g} / {spec[-1]:.2g} (median F {fro_median[-1]:.2g})",
+                n,
+                _pair(Num(math.sqrt(n - 1) / n, 4), Num(1 / n, 4)),
+                _pair(Num(fro[0], 4), Num(spec[0], 4)),
+                Num(float(sigmas[top]), 6, "sig"),
+                _pair(Num(fro[top], 3), Num(spec[int(np.argmax(spec))], 3)),
+                Phrase("{} / {} (median F {})", (Num(fro[-1], 2, "sig"), Num(spec[-1], 2, "sig"),
+                                                 Num(fro_median[-1], 2, "sig"))),
                 "falls throughout" if top == 0 else "rises, then falls",
             )
         )
@@ -132,8 +143,8 @@ def norm_tables(results):
             "‖J‖_2 comes from the secular "
             "equation (bisection); on a sample it agrees with a dense eigensolver to "
             f"{max(c['bisection_vs_eigvalsh'] for c in results['curves']['curves']):.0e}.",
-            ("n keys", "closed form at σ → 0 (F / 2)", f"at σ = {sigmas[0]:g}", "σ at peak (F)",
-             "peak (F / 2)", f"at σ = {sigmas[-1]:g}", "shape (F)"),
+            ("n keys", "closed form at σ → 0 (F / 2)", _at_sigma(sigmas[0]), "σ at peak (F)", "peak (F / 2)",
+             _at_sigma(sigmas[-1]), "shape (F)"),
             tuple(plain),
         ),
         ClaimTable(
@@ -160,10 +171,11 @@ LAYER_KEYS = (  # result key, label for tables
 def layer_tables(results):
     plain = []
     for row in results["layer"]:
-        cells = [str(row["d_k"])]
-        cells += [fmt(paired_ratio(row, key, Z)[0], 3) for key, _ in LAYER_KEYS]
-        cells.append(f"{np.mean(row['scaled']['eff_keys']):.1f} / {np.mean(row['unscaled']['eff_keys']):.2f}")
-        cells.append(f"{100 * np.mean(row['unscaled']['saturated_rows']):.0f}%")
+        cells = [row["d_k"]]
+        cells += [Num(paired_ratio(row, key, Z)[0], 3) for key, _ in LAYER_KEYS]
+        cells.append(_pair(Num(float(np.mean(row["scaled"]["eff_keys"])), 1),
+                           Num(float(np.mean(row["unscaled"]["eff_keys"])), 2)))
+        cells.append(Num(float(np.mean(row["unscaled"]["saturated_rows"])), 0, "percent"))
         plain.append(tuple(cells))
     return [
         Table(
@@ -195,8 +207,8 @@ def depth_tables(results):
         wq = [depth_summary(row, v, "W_q", 0)[0] for v in ("scaled", "unscaled")]
         eff = [np.mean([draw[-1] for draw in row[v]["eff_keys"]]) for v in ("scaled", "unscaled")]
         plain.append(
-            (str(d), str(L), f"{s_ratio:.3g} / {u_ratio:.3g}", f"{bottom:.3g}",
-             f"{wq[1] / wq[0]:.3g}", f"{eff[0]:.1f} / {eff[1]:.2f}")
+            (d, L, _pair(Num(s_ratio, 3, "sig"), Num(u_ratio, 3, "sig")), Num(bottom, 3, "sig"),
+             Num(wq[1] / wq[0], 3, "sig"), _pair(Num(float(eff[0]), 1), Num(float(eff[1]), 2)))
         )
     return [
         Table(

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 
+from reportgen.experiments.cells import Interval, Num, Phrase, Vector, change, vector
 from reportgen.experiments.evidence import SPIKE_SHARE
 from reportgen.experiments.family import ClaimTable, Table
 from reportgen.experiments.lm import PART_ATTENTION, PART_BATTERY, PART_CORPUS, PART_SWEEP, PART_VERDICTS
@@ -19,11 +20,16 @@ from reportgen.experiments.lm.params import (
 )
 from reportgen.experiments.lm.sweep import Sweep, alpha_fit, collapsed_share, lr_text, mean_entropy, peak_logit
 from reportgen.experiments.stats import LEVEL_LABEL
-from reportgen.formatting import fmt
 
 
 def _num(x, digits=2):
-    return "—" if x is None or (isinstance(x, float) and not math.isfinite(x)) else fmt(x, digits)
+    """A measured number, "—" where a run left none (or a non-finite one)."""
+    return Num(None if x is None or (isinstance(x, float) and not math.isfinite(x)) else x, digits)
+
+
+def _lr(lr):
+    """A rate of the language-model grid as a cell: two significant digits (lr_text's form)."""
+    return "none" if lr is None else Num(lr, 2, "sig")
 
 
 def ordered(s, variants=NAMES):
@@ -32,41 +38,48 @@ def ordered(s, variants=NAMES):
     return [(k, v) for k in keys for v in variants if s.has(k, v)]
 
 
-def _int(x):
-    return f"{x:,}".replace(",", " ")
-
-
 def corpus_table(results):
     c, m, sc = results["corpus"], results["model"], results["scale"]
+    base = results["baselines"]
+    modules = Phrase("{} of {} pinned", (c["modules"], c["pinned"]))
+    left_out = tuple(Phrase("{} ({})", (LABELS[x["variant"]], ", ".join(x["trained_in"]) or "none"))
+                     for x in results["left_out"])
     rows = (
-        ("Python", f"{c['implementation']} {c['python']}"),
-        ("modules read", f"{c['modules']} of {c['pinned']} pinned" + (f"; missing: {', '.join(c['missing'])}"
-                                                                      if c["missing"] else "")),
-        ("bytes (train / validation / test)", " / ".join(f"{c['split_bytes'][k]:,}".replace(",", " ")
-                                                           for k in ("train", "validation", "test"))),
+        ("Python", Phrase("{} {}", (c["implementation"], c["python"]))),
+        ("modules read", Phrase("{}; missing: {}", (modules, ", ".join(c["missing"]))) if c["missing"] else modules),
+        ("bytes (train / validation / test)", Vector(tuple(Num(c["split_bytes"][k], 0, "count")
+                                                           for k in ("train", "validation", "test")), " / ", "")),
         ("validation modules", ", ".join(c["held_out"]["validation"])),
         ("test modules", ", ".join(c["held_out"]["test"])),
         ("SHA-256 of the modules read", c["sha256"]),
-        ("vocabulary", f"{c['vocabulary']} byte values (those the corpus holds)"),
-        ("count baselines (test bits/byte)", f"unigram {results['baselines']['unigram']:.3f}, bigram "
-         f"{results['baselines']['bigram']:.3f} ({results['baselines']['smoothing']} smoothing, fit on the "
-         "training split)"),
-        ("left out in this profile", "; ".join(f"{LABELS[x['variant']]} ({', '.join(x['trained_in']) or 'none'})"
-                                              for x in results["left_out"]) or "none"),
-        ("scale of the evidence", f"{_int(sc['models'])} models, {sc['seeds']} paired seeds; "
-         f"{_int(sc['parameters_main'])} parameters at the main configuration; {_int(sc['bytes_per_model'])} "
-         f"training bytes per model ({sc['bytes_share_of_train']:.2%} of the split); d_k {sc['d_k_min']} to "
-         f"{sc['d_k_max']}"),
-        ("model", f"{m['layers']} pre-LayerNorm block{'s' if m['layers'] != 1 else ''}, context {m['context']} bytes, "
-                  f"MLP × {m.get('mlp_ratio', 4)}, GELU"),
-        ("training", f"{m['steps']} AdamW steps of {m['batch']} windows; {m['seeds']} paired seeds per cell"),
-        ("evaluation", f"validation: {results['eval_tokens']} fixed bytes at steps "
-                       f"{', '.join(map(str, results['eval_steps']))}; test: {results['test_tokens']} bytes "
-                       "at the end"),
+        ("vocabulary", Phrase("{} byte values (those the corpus holds)", (c["vocabulary"],))),
+        ("count baselines (test bits/byte)", Phrase("unigram {}, bigram {} ({} smoothing, fit on the training split)",
+                                                    (Num(base["unigram"], 3), Num(base["bigram"], 3),
+                                                     base["smoothing"]))),
+        ("left out in this profile", Vector(left_out, "; ", "") if left_out else "none"),
+        ("scale of the evidence", Phrase(
+            "{} models, {} paired seeds; {} parameters at the main configuration; {} training bytes per model "
+            "({} of the split); d_k {} to {}",
+            (Num(sc["models"], 0, "count"), sc["seeds"], Num(sc["parameters_main"], 0, "count"),
+             Num(sc["bytes_per_model"], 0, "count"), Num(sc["bytes_share_of_train"], 2, "percent"), sc["d_k_min"],
+             sc["d_k_max"]))),
+        ("model", Phrase("{} pre-LayerNorm block{}, context {} bytes, MLP × {}, GELU",
+                         (m["layers"], "s" if m["layers"] != 1 else "", m["context"],
+                          Num(m.get("mlp_ratio", 4), 0, "plain")))),
+        ("training", Phrase("{} AdamW steps of {} windows; {} paired seeds per cell",
+                            (m["steps"], m["batch"], m["seeds"]))),
+        ("evaluation", Phrase("validation: {} fixed bytes at steps {}; test: {} bytes at the end",
+                              (results["eval_tokens"], vector(results["eval_steps"], brackets=""),
+                               results["test_tokens"]))),
     )
     return Table("lm-corpus", "The corpus, read from this machine's Python", "Whole modules are split; the "
                  "hash covers every module read, so two reports with the same hash trained on the same bytes.",
                  ("", ""), rows, PART_CORPUS)
+
+
+def _config(s, k):
+    """A configuration as a cell: width / heads / d_k."""
+    return vector((k[0], k[1], s.dk(k)), sep=" / ", brackets="")
 
 
 def sweep_table(results):
@@ -77,9 +90,9 @@ def sweep_table(results):
         tuned = s.tuned(k, v)
         div, n = s.failed_count(k, v)
         rows.append((
-            f"{k[0]} / {k[1]} / {s.dk(k)}", LABELS[v], lr_text(tuned), _num(s.best_loss(k, v), 3),
-            _num(s.test_bits(k, v), 3), _num(s.test_bits(k, v) - base["bigram"], 3), f"{div} of {n}",
-            lr_text(s.largest_stable(k, v)),
+            _config(s, k), LABELS[v], _lr(tuned), _num(s.best_loss(k, v), 3),
+            _num(s.test_bits(k, v), 3), _num(s.test_bits(k, v) - base["bigram"], 3), Phrase("{} of {}", (div, n)),
+            _lr(s.largest_stable(k, v)),
             _num(s.sensitivity(k, v), 3),
         ))
     return Table(
@@ -112,12 +125,12 @@ def attention_table(results):
             return mean(lambda m: float(np.mean([x for x in m[key][at] if x is not None] or [math.nan])))
 
         rows.append((
-            f"{k[0]} / {k[1]} / {s.dk(k)}", LABELS[v],
-            f"{_num(mean(lambda m: m['max_logit'][0]), 1)} → {_num(mean(peak_logit), 1)}",
-            f"{_num(mean(lambda m: mean_entropy(m, 0)))} → {_num(mean(mean_entropy))}",
+            _config(s, k), LABELS[v],
+            change(_num(mean(lambda m: m["max_logit"][0]), 1), _num(mean(peak_logit), 1)),
+            change(_num(mean(lambda m: mean_entropy(m, 0))), _num(mean(mean_entropy))),
             _num(mean(collapsed_share)), _num(mean(lambda m: m["saturated"][-1]), 3),
-            f"{_num(layers('qk_std', 0), 1)} → {_num(layers('qk_std', -1), 1)}",
-            f"{_num(layers('qk_ratio', -1))}; {_num(layers('cos', -1))}",
+            change(_num(layers("qk_std", 0), 1), _num(layers("qk_std", -1), 1)),
+            Vector((_num(layers("qk_ratio", -1)), _num(layers("cos", -1))), "; ", ""),
             _num(mean(lambda m: float(np.mean(m["mult"]))), 2),
         ))
     return Table(
@@ -144,8 +157,9 @@ def alpha_table(results):
         cells = []
         for at in (0, -1):
             fit = alpha_fit(s, v, at)
-            cells.append("—" if fit is None else (f"{fit[0]:.2f}" + (f" ± {fit[1]:.2f}" if fit[1] else "")))
-        rows.append((LABELS[v], *cells, str(sum(s.has(k, v) for k in s.configs))))
+            cells.append(Num(None) if fit is None else
+                         Interval(fit[0], fit[0] - fit[1], fit[0] + fit[1], 2, "pm") if fit[1] else Num(fit[0], 2))
+        rows.append((LABELS[v], *cells, sum(s.has(k, v) for k in s.configs)))
     return Table(
         "lm-alpha",
         "The exponent α in std(q·k) ∝ d_k^α, at initialization and after training",
@@ -172,8 +186,8 @@ def battery_table(results):
                     (l1, _), (l2, lr) = b.best(task, s, d, opt, "loss", third), b.best(task, s, d, opt, "loss", -1)
                     acc = b.best(task, s, d, opt, "acc", -1)[0]
                     ent = float(np.mean([m["curves"]["entropy"][-1] or 0 for m in b.seeds(task, s, d, opt, lr)]))
-                    rows.append((task, str(d), opt, label, f"{_num(l1, 3)} → {_num(l2, 3)}",
-                                 "—" if task == "histogram" else f"{100 * acc:.1f}", _num(ent), lr_text(lr)))
+                    rows.append((task, d, opt, label, change(_num(l1, 3), _num(l2, 3)),
+                                 Num(None if task == "histogram" else 100 * acc, 1), _num(ent), _lr(lr)))
     return Table(
         "lm-battery",
         "One attention layer on three tasks: recall and induction want one-hot attention, the histogram uniform",

@@ -2,6 +2,7 @@
 
 import math
 
+from reportgen.experiments.cells import Interval, Num, Phrase, vector
 from reportgen.experiments.family import ClaimTable, Table
 from reportgen.experiments.saturation import (
     PART_002,
@@ -15,13 +16,13 @@ from reportgen.experiments.saturation import (
 from reportgen.experiments.saturation.measures import expected_max_normal, interval, pooled_max_z
 from reportgen.experiments.saturation.params import DOC_002_ORIGINAL, DOC_002_ROUNDED_ROOT3, DOC_BEHAVIOR_BASE, DOC_FIGURE_LEN
 from reportgen.experiments.stats import LEVEL_LABEL, Z
-from reportgen.formatting import fmt, fmt_interval
+from reportgen.formatting import fmt
 
 TABLE_DIMS = (1, 4, 16, 64, 256, 1024)  # d_k rows of the sweep tables (the figure shows all)
 
 
-def _row_text(row, digits=None):
-    return ", ".join(str(v) if digits is None else fmt(v, digits) for v in row)
+def _row(row, digits=None):
+    return vector(row, digits, brackets="")
 
 
 def matrix_rows_table(results):
@@ -30,8 +31,7 @@ def matrix_rows_table(results):
     for label, matrix, softmaxes in (("QK^T of Step 3", ex["qkt"], ex["qkt_softmax"]),
                                      ("'Original Matrix'", DOC_002_ORIGINAL, ex["original_softmax"])):
         for i, row in enumerate(matrix):
-            plain.append((label if i == 0 else "", _row_text(row, 0),
-                          _row_text(softmaxes[0][i], 3), _row_text(softmaxes[1][i], 3)))
+            plain.append((label if i == 0 else "", _row(row, 0), _row(softmaxes[0][i], 3), _row(softmaxes[1][i], 3)))
     return Table(
         "saturation-002-rows",
         "Row softmax of both matrices",
@@ -45,7 +45,7 @@ def matrix_rows_table(results):
 def original_scaled_table(results):
     ex = results["examples"]
     rows = tuple(
-        (_row_text(row, 0), _row_text(exact, 4), _row_text(rounded, 4))
+        (_row(row, 0), _row(exact, 4), _row(rounded, 4))
         for row, exact, rounded in zip(DOC_002_ORIGINAL, ex["original_scaled"], ex["original_scaled_rounded_root"])
     )
     return Table(
@@ -53,7 +53,7 @@ def original_scaled_table(results):
         f"'Original Matrix' divided by √3 and by the rounded {DOC_002_ROUNDED_ROOT3}",
         "Which root 002's 'Scaled Matrix' divides by: each row of the 'Original Matrix' divided by √3 "
         f"and by {DOC_002_ROUNDED_ROOT3}, the value its Step 4 prints for √3. Compare with the claims above.",
-        ("row", "÷ √3", f"÷ {DOC_002_ROUNDED_ROOT3}"),
+        ("row", "÷ √3", Phrase("÷ {}", (Num(DOC_002_ROUNDED_ROOT3, 0, "plain"),))),
         rows,
         PART_002,
     )
@@ -65,12 +65,13 @@ def exercise_table(results):
     rows = []
     for c in ex["crossings"]:
         p = c["level"]
-        closed = f"ln(3·{p:g}/{1 - p:.3g}) = {fmt(math.log(3 * p / (1 - p)), 4)}"
-        rows.append((f"max prob = {p:g}", fmt(c["x"], 4), closed, fmt(p * (1 - p), 4)))
+        closed = Phrase("ln(3·{}/{}) = {}", (Num(p, 6, "sig"), Num(1 - p, 3, "sig"),
+                                             Num(math.log(3 * p / (1 - p)), 4)))
+        rows.append((Phrase("max prob = {}", (Num(p, 6, "sig"),)), Num(c["x"], 4), closed, Num(p * (1 - p), 4)))
     # p(1 − p) = v at p = (1 + √(1 − 4v)) / 2 on the saturated side.
     p = (1 + math.sqrt(1 - 4 * vanished)) / 2
-    closed = f"p(1 − p) = {vanished:g} at x = {fmt(math.log(3 * p / (1 - p)), 4)}"
-    rows.append((f"dp/dx = {vanished:g}", fmt(ex["vanished_x"], 4), closed, fmt(vanished, 4)))
+    closed = Phrase("p(1 − p) = {} at x = {}", (Num(vanished, 6, "sig"), Num(math.log(3 * p / (1 - p)), 4)))
+    rows.append((Phrase("dp/dx = {}", (Num(vanished, 6, "sig"),)), Num(ex["vanished_x"], 4), closed, Num(vanished, 4)))
     return Table(
         "saturation-exercise",
         "001 exercise 2 answered: where softmax([x, 0, 0, 0]) saturates",
@@ -97,23 +98,22 @@ def sweep_tables(results):
     weight_rows, entropy_rows = [], []
     for d in dims:
         for suffix, label in (("", "unscaled"), ("_scaled", "scaled")):
-            w, h = [str(d) if not suffix else "", label], [str(d) if not suffix else "", label]
+            w, h = [d if not suffix else "", label], [d if not suffix else "", label]
             for n in lengths:
                 c = _cell(results, d, n)
-                m, lo, hi = interval(c["max_w" + suffix], c["rows"], Z)
-                w.append(f"{fmt(m, 3)} ± {fmt(hi - m, 3)}")
+                w.append(Interval(*interval(c["max_w" + suffix], c["rows"], Z), 3, "pm"))
                 m, lo, hi = interval(c["entropy" + suffix], c["rows"], Z)
-                h.append(f"{fmt(m, 3)} ± {fmt(hi - m, 3)} ({fmt(100 * m / math.log(n), 0)}%)")
+                h.append(Phrase("{} ({})", (Interval(m, lo, hi, 3, "pm"), Num(m / math.log(n), 0, "percent"))))
             weight_rows.append(tuple(w))
             entropy_rows.append(tuple(h))
     rows_per_cell = results["sweep"][0]["rows"]
-    columns = ("d_k", "") + tuple(f"n = {n}" for n in lengths)
+    columns = ("d_k", "") + tuple(Phrase("n = {}", (n,)) for n in lengths)
     logit_rows = []
     for n in lengths:
         stat, count = pooled_max_z(results, n)
         mean, lo, hi = interval(stat, count, Z)
-        logit_rows.append((str(n), f"{fmt(mean, 3)} {fmt_interval(lo, hi, 3)}", fmt(expected_max_normal(n), 3),
-                           fmt(math.sqrt(2 * math.log(n)), 3)))
+        logit_rows.append((n, Interval(mean, lo, hi, 3), Num(expected_max_normal(n), 3),
+                           Num(math.sqrt(2 * math.log(n)), 3)))
     return [
         Table(
             "saturation-max-weight",
@@ -148,15 +148,15 @@ def figure_stats_table(results):
         ("unscaled_mean", "unscaled scores: mean"), ("unscaled_std", "unscaled scores: std"),
         ("scaled_mean", "scaled scores: mean"), ("scaled_std", "scaled scores: std"),
         ("max_weight", "unscaled: max attention weight"), ("max_weight_scaled", "scaled: max attention weight"),
-        ("mean_entropy", f"unscaled: mean entropy (max {fmt(ln_n, 4)})"),
-        ("mean_entropy_scaled", f"scaled: mean entropy (max {fmt(ln_n, 4)})"),
+        ("mean_entropy", Phrase("unscaled: mean entropy (max {})", (Num(ln_n, 4),))),
+        ("mean_entropy_scaled", Phrase("scaled: mean entropy (max {})", (Num(ln_n, 4),))),
         ("row_max_weight", "unscaled: mean over queries of the row's largest weight"),
         ("row_max_weight_scaled", "scaled: mean over queries of the row's largest weight"),
     )
     plain = []
     for key, label in labels:
         m, lo, hi = interval(reps[key], reps[key]["n"], Z)
-        plain.append((label, fmt(doc[key], 4), f"{fmt(m, 4)} {fmt_interval(lo, hi, 4)}"))
+        plain.append((label, Num(doc[key], 4), Interval(m, lo, hi, 4)))
     return Table(
         "saturation-figure-stats",
         "000's summary statistics, printed by its code but not shown",
@@ -168,19 +168,14 @@ def figure_stats_table(results):
     )
 
 
-def _num(x):
-    return f"{x:.7g}"
-
-
 def stability_table(results):
     plain = []
     for row in results["stability"]:
         eps = row["eps"]
         closed = math.log(row["max"]) if row["pattern"] == "large positive" else None
         plain.append(
-            (row["dtype"], row["pattern"], _num(row["first_failure"]), _num(row["last_finite"]),
-             "—" if closed is None else fmt(closed, 4), f"{row['naive_vs_stable'] / eps:.3g}",
-             f"{row['stable_vs_exact'] / eps:.2g}")
+            (row["dtype"], row["pattern"], Num(row["first_failure"], 7, "sig"), Num(row["last_finite"], 7, "sig"),
+             Num(closed, 4), Num(row["naive_vs_stable"] / eps, 3, "sig"), Num(row["stable_vs_exact"] / eps, 2, "sig"))
         )
     return Table(
         "saturation-stability",

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 
+from reportgen.experiments.cells import Interval, Num, Phrase, vector
 from reportgen.experiments.family import ClaimTable, Table
 from reportgen.experiments.stats import LEVEL_LABEL, Z, mean_interval
 from reportgen.experiments.temperature import PART_BALANCED, PART_COSINE, PART_SDPA, PART_SWEEP, PART_TAU
@@ -16,17 +17,22 @@ from reportgen.experiments.temperature.measures import (
     share,
 )
 from reportgen.experiments.temperature.params import EXERCISE_TAUS, FP16_MAX, SDPA_WEIGHTS, SWEEP_DK
-from reportgen.formatting import fmt, fmt_interval
 
 TABLE_T = (0.01, 0.1, 1.0, 4.0, 8.0, 16.0, 100.0, 1000.0)  # rows of the sweep tables
 
 
 def _pm(m, lo, hi, digits):
-    return f"{fmt(m, digits)} ± {fmt(hi - m, digits)}"
+    return Interval(m, lo, hi, digits, "pm")
 
 
 def _mean_pm(stat, rows):
     return _pm(*cell_interval(stat, rows, Z), 3)
+
+
+def _temperature(t):
+    """A row's T, and what it stands for where it is a scale of its own."""
+    named = {1.0: "{} (unscaled)", float(math.sqrt(SWEEP_DK)): "{} (= √d_k, scaled)"}.get(t)
+    return Phrase(named, (Num(t, 6, "sig"),)) if named else Num(t, 6, "sig")
 
 
 def sweep_tables(results):
@@ -35,10 +41,10 @@ def sweep_tables(results):
     entropy_rows, weight_rows = [], []
     for t in temps:
         cells = cells_at(results, t)
-        label = f"{t:g}" + {1.0: " (unscaled)", float(math.sqrt(SWEEP_DK)): " (= √d_k, scaled)"}.get(t, "")
+        label = _temperature(t)
         entropy_rows.append((label, *(_pm(*share(cells[n], Z), 3) for n in ns)))
         weight_rows.append((label, *(_mean_pm(cells[n]["max_w"], cells[n]["rows"]) for n in ns)))
-    columns = ("T",) + tuple(f"n = {n}" for n in ns)
+    columns = ("T",) + tuple(Phrase("n = {}", (n,)) for n in ns)
     rows_per_cell = results["sweep"]["cells"][0]["rows"]
     return [
         Table(
@@ -69,13 +75,14 @@ def tau_tables(results):
     root = math.sqrt(SWEEP_DK)
     rows = []
     for n in lengths(results):
-        row = [str(n)]
+        row = [n]
         for f in EXERCISE_TAUS:
             c = cells_at(results, f * root)[n]
             row += [_pm(*share(c, Z), 3), _mean_pm(c["max_w"], c["rows"])]
         rows.append(tuple(row))
     columns = ("n",) + tuple(
-        f"{label} τ = {f:g}√d_k" for f in EXERCISE_TAUS for label in ("H / ln n,", "largest weight,")
+        Phrase(label + " τ = {}√d_k", (Num(f, 6, "sig"),)) for f in EXERCISE_TAUS
+        for label in ("H / ln n,", "largest weight,")
     )
     total = sum(r["rows"] for r in results["sweep"]["taus"])
     return [
@@ -100,17 +107,17 @@ def balanced_tables(results):
     f32, f16 = [], []
     for r in rows:
         d = r["d_k"]
-        in_u = [f"{r[k] / UNIT_ROUNDOFF:.2f}" for k in ("f32_after_vs_balanced", "f32_after_vs_exact",
-                                                         "f32_balanced_vs_exact")]
-        f32.append((str(d), *in_u, f"{balanced_bound(d) / UNIT_ROUNDOFF:.0f}"))
+        in_u = [Num(r[k] / UNIT_ROUNDOFF, 2) for k in ("f32_after_vs_balanced", "f32_after_vs_exact",
+                                                       "f32_balanced_vs_exact")]
+        f32.append((d, *in_u, Num(balanced_bound(d) / UNIT_ROUNDOFF, 0)))
         for kind in ("aligned", "random"):
             p = r[kind]
             after, bal = np.asarray(p["after"]), np.asarray(p["balanced"])
             largest = np.asarray(p["largest_unit_score"])
             pred_after, pred_bal = np.sqrt(FP16_MAX / largest), np.sqrt(FP16_MAX * math.sqrt(d) / largest)
-            closed = (fmt(math.sqrt(FP16_MAX / d), 2), fmt(math.sqrt(FP16_MAX / math.sqrt(d)), 2))
-            f16.append((str(d), kind, _r(after), fmt(pred_after.mean(), 2), _r(bal), fmt(pred_bal.mean(), 2),
-                        *(closed if kind == "aligned" else ("—", "—")), fmt((bal / after).mean(), 3)))
+            closed = (Num(math.sqrt(FP16_MAX / d), 2), Num(math.sqrt(FP16_MAX / math.sqrt(d)), 2))
+            f16.append((d, kind, _r(after), Num(pred_after.mean(), 2), _r(bal), Num(pred_bal.mean(), 2),
+                        *(closed if kind == "aligned" else (Num(None), Num(None))), Num((bal / after).mean(), 3)))
     agree = sum(r[k]["kernel_agrees"] for r in rows for k in ("aligned", "random"))
     return [
         Table(
@@ -148,9 +155,8 @@ def balanced_tables(results):
 
 def _r(values):
     if len(values) == 1:
-        return fmt(float(values[0]), 2)
-    m, lo, hi = mean_interval(values, Z)
-    return f"{fmt(m, 2)} {fmt_interval(lo, hi, 2)}"
+        return Num(float(values[0]), 2)
+    return Interval(*mean_interval(values, Z), 2)
 
 
 def cosine_tables(results):
@@ -162,12 +168,12 @@ def cosine_tables(results):
         tau = mean_interval(reached, Z) if reached else (None, None, None)
         scaled = mean_interval([x["scaled_entropy"] / math.log(r["n"]) for x in b], Z)
         cosine = mean_interval([x["cosine_entropy_t1"] / math.log(r["n"]) for x in b], Z)
-        matched = f"{fmt(tau[0], 4)} {fmt_interval(*tau[1:], 4)}" if reached else "out of reach"
+        matched = Interval(*tau, 4) if reached else "out of reach"
         if reached and len(reached) < len(b):
-            matched += f" ({len(reached)} of {len(b)} batches)"
-        rows.append((str(d), f"{r['max_abs_cos']:.6f}", f"{r['max_cos_aligned']:.7f}",
+            matched = Phrase("{} ({} of {} batches)", (matched, len(reached), len(b)))
+        rows.append((d, Num(r["max_abs_cos"], 6), Num(r["max_cos_aligned"], 7),
                      _pm(*scaled, 3), _pm(*cosine, 3), matched,
-                     fmt(1 / math.sqrt(d), 4), fmt(tau[0] * math.sqrt(d), 3) if reached else "—"))
+                     Num(1 / math.sqrt(d), 4), Num(tau[0] * math.sqrt(d) if reached else None, 3)))
     n = results["cosine"][0]["n"]
     return [
         Table(
@@ -196,8 +202,8 @@ def sdpa_tables(results):
     for r in results["sdpa"]:
         if r["impl"] == SDPA_WEIGHTS:
             continue  # the weights alone stand for 000's 'T = √d_k' row, in the sweep's claims table
-        rows.append((r["device"], "×".join(map(str, r["shape"])), r["mask"], r["impl"].replace("000 ", ""),
-                     f"{r['max_abs']:.2g}", f"{r['tolerance_ratio']:.3f}"))
+        rows.append((r["device"], vector(r["shape"], sep="×", brackets=""), r["mask"], r["impl"].replace("000 ", ""),
+                     Num(r["max_abs"], 2, "sig"), Num(r["tolerance_ratio"], 3)))
     return [
         Table(
             "temperature-sdpa",

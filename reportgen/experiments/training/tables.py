@@ -4,11 +4,12 @@ import math
 
 import numpy as np
 
+from reportgen.experiments.cells import Interval, Num, Phrase, change
 from reportgen.experiments.family import ClaimTable, Table
-from reportgen.experiments.stats import LEVEL_LABEL
+from reportgen.experiments.stats import LEVEL
 from reportgen.experiments.training import PART_CURVES, PART_SWEEP, PART_TEMPERATURE, PART_VERDICTS
 from reportgen.experiments.training.params import BLOWUP, REACH, SPIKE_NATS, SPIKE_SMOOTHING
-from reportgen.experiments.training.sweep import MAIN, Sweep, lr_text, range_text
+from reportgen.experiments.training.sweep import MAIN, Sweep, lr_text
 
 
 def instability_rule(results):
@@ -18,6 +19,18 @@ def instability_rule(results):
         f"mean above {BLOWUP}·ln 16 nats) or has a loss spike (its {SPIKE_SMOOTHING}-step moving "
         f"average rises above twice its running minimum and at least {SPIKE_NATS} nats above it)"
     )
+
+
+def lr_cell(lr):
+    """A rate of the training grid as a cell: one significant digit, 1e-3 (lr_text's form)."""
+    return "none" if lr is None else Num(lr, 0, "sci")
+
+
+def range_cell(lrs):
+    """The working rates as a cell: the lowest … the highest (how many), range_text's form."""
+    if not lrs:
+        return "none"
+    return lr_cell(lrs[0]) if len(lrs) == 1 else Phrase("{} … {} ({})", (lr_cell(lrs[0]), lr_cell(lrs[-1]), len(lrs)))
 
 
 def sweep_table(results):
@@ -32,14 +45,15 @@ def sweep_table(results):
             runs = s.runs(d, v)
             rows.append(
                 (
-                    str(d),
+                    d,
                     s.labels[v],
-                    lr_text(lr),
-                    f"{s.final_loss(d, v, lr):.2g}",
-                    f"{100 * acc:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]",
-                    "never" if steps is None else f"{steps:.0f} at {lr_text(fast_lr)}",
-                    range_text(s.working_lrs(d, v)),
-                    f"{sum(m['diverged'] for m in runs)} / {sum(m['spikes'] > 0 for m in runs)} of {len(runs)}",
+                    lr_cell(lr),
+                    Num(s.final_loss(d, v, lr), 2, "sig"),
+                    Interval(100 * acc, 100 * lo, 100 * hi, 1),
+                    "never" if steps is None else Phrase("{} at {}", (Num(steps, 0), lr_cell(fast_lr))),
+                    range_cell(s.working_lrs(d, v)),
+                    Phrase("{} / {} of {}", (sum(m["diverged"] for m in runs), sum(m["spikes"] > 0 for m in runs),
+                                             len(runs))),
                 )
             )
     return Table(
@@ -50,8 +64,8 @@ def sweep_table(results):
         "Tuned rate: lowest late loss (mean over seeds and over the last quarter of training). "
         f"Working rates: every seed reaches {REACH:.0%} accuracy with no "
         "blow-up or spike. Last column: runs with a blow-up / with a spike, over all rates and seeds.",
-        ("d_k", "scores", "tuned lr", "late loss", f"late acc. % ({LEVEL_LABEL} CI)", "fewest steps to 90%",
-         "working rates", "blow-ups / spiky runs"),
+        ("d_k", "scores", "tuned lr", "late loss", Phrase("late acc. % ({} CI)", (Num(LEVEL, 0, "percent"),)),
+         "fewest steps to 90%", "working rates", "blow-ups / spiky runs"),
         tuple(rows),
         PART_SWEEP,
     )
@@ -71,10 +85,10 @@ def curves_table(results):
 
             rows.append(
                 (
-                    str(d), s.labels[v], lr_text(lr),
-                    f"{mean_of('entropy', 0):.2f} → {mean_of('entropy', -1):.2g}",
-                    f"{mean_of('max_logit', 0):.3g} → {mean_of('max_logit', -1):.3g}",
-                    f"{mean_of('loss', 0):.2f} → {mean_of('loss', -1):.2g}",
+                    d, s.labels[v], lr_cell(lr),
+                    change(Num(mean_of("entropy", 0), 2), Num(mean_of("entropy", -1), 2, "sig")),
+                    change(Num(mean_of("max_logit", 0), 3, "sig"), Num(mean_of("max_logit", -1), 3, "sig")),
+                    change(Num(mean_of("loss", 0), 2), Num(mean_of("loss", -1), 2, "sig")),
                 )
             )
     return Table(
@@ -100,15 +114,15 @@ def temperature_table(results):
                 ends = [m["curves"]["scale"][-1] for m in s.seeds(d, v, lr)]
                 ends = [e for e in ends if e is not None]
                 # The multiplier in units of 1/√d_k: 1 means the end point is the standard scale.
-                finals.append(f"{math.exp(np.mean(np.log(ends))) * math.sqrt(d):.3g}" if ends else "—")
-            rows.append((str(d), start, *finals))
+                finals.append(Num(math.exp(np.mean(np.log(ends))) * math.sqrt(d) if ends else None, 3, "sig"))
+            rows.append((d, start, *finals))
     return Table(
         "training-temperature",
         "Where the learnable multiplier ends, in units of 1/√d_k",
         "Final score multiplier c (s = c·q·k, learned as log c with the same Adam rate) times "
         "√d_k, geometric mean over seeds, for each starting point and learning rate; for the "
         "cosine variant, the learned g on cos(q, k). 1 means it ended at the standard 1/√d_k.",
-        ("d_k", "starts at", *[lr_text(lr) for lr in s.lrs]),
+        ("d_k", "starts at", *[lr_cell(lr) for lr in s.lrs]),
         tuple(rows),
         PART_TEMPERATURE,
     )

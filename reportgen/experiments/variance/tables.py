@@ -2,12 +2,12 @@
 
 import math
 
+from reportgen.experiments.cells import Interval, Num, Phrase
 from reportgen.experiments.family import ClaimTable, Table
-from reportgen.experiments.stats import LEVEL_LABEL, Z, mean_interval, quantile_range, wilson_interval
+from reportgen.experiments.stats import LEVEL, LEVEL_LABEL, Z, mean_interval, quantile_range, wilson_interval
 from reportgen.experiments.variance import PART_000, PART_002, PART_DEMOS, PART_INIT, PART_SWEEP
 from reportgen.experiments.variance.measures import kurtosis_interval, unit_interval, var_interval
 from reportgen.experiments.variance.params import INITS
-from reportgen.formatting import fmt, fmt_count, fmt_interval
 
 # The 002 printout column is an empirical range of what one run prints (a description of the
 # data, like a histogram), not a confidence interval, so it keeps its own share of runs.
@@ -23,13 +23,13 @@ def sweep_table(results):
         ulo, uhi = unit_interval(r, Z)
         rows.append(
             (
-                str(d),
-                fmt_count(r["n"]),
-                f"{fmt(r['var'], 3)} {fmt_interval(lo, hi, 3)}",
-                f"{fmt(r['var'] / d, 4)} {fmt_interval(lo / d, hi / d, 4)}",
-                f"{fmt(r['kurtosis'], 3)} {fmt_interval(klo, khi, 3)}",
-                fmt(6 / d, 4),
-                f"{fmt(r['unit_var'] * d, 4)} {fmt_interval(ulo * d, uhi * d, 4)}",
+                d,
+                Num(r["n"], 0, "count"),
+                Interval(r["var"], lo, hi, 3),
+                Interval(r["var"] / d, lo / d, hi / d, 4),
+                Interval(r["kurtosis"], klo, khi, 3),
+                Num(6 / d, 4),
+                Interval(r["unit_var"] * d, ulo * d, uhi * d, 4),
             )
         )
     return Table(
@@ -47,7 +47,7 @@ def sweep_table(results):
 
 def rerun_table(results):
     rows = tuple(
-        (str(r["d_k"]), fmt(r["unscaled"], 2), fmt(r["scaled"], 4)) for r in results["verify_rerun"]
+        (r["d_k"], Num(r["unscaled"], 2), Num(r["scaled"], 4)) for r in results["verify_rerun"]
     )
     return Table(
         "variance-verify-rerun",
@@ -66,7 +66,7 @@ def coverage_table(results):
     for r in results["sweep"]:
         d = r["d_k"]
         p, lo, hi = wilson_interval(r["inside_2sigma"], r["n"], Z)
-        rows.append((str(d), fmt(2 * math.sqrt(d), 2), f"{fmt(100 * p, 2)}% {fmt_interval(100 * lo, 100 * hi, 2)}"))
+        rows.append((d, Num(2 * math.sqrt(d), 2), Interval(p, lo, hi, 2, "percent")))
     return Table(
         "variance-coverage",
         "How much of q·k the ±2σ range holds",
@@ -84,15 +84,16 @@ def range_var_table(results):
         d = row["d"]
         vmean, vlo, vhi = mean_interval(row["variances"], Z)
         printed = quantile_range(row["variances"], PRINTOUT_SHARE)
-        rows.append((str(d), fmt(row["first_var"], 2), fmt_interval(*printed, 2),
-                     f"{fmt(vmean / d, 4)} {fmt_interval(vlo / d, vhi / d, 4)}"))
+        rows.append((d, Num(row["first_var"], 2), Interval(None, *printed, 2),
+                     Interval(vmean / d, vlo / d, vhi / d, 4)))
     return Table(
         "variance-ranges-var",
         "002's variance experiment (np.var of 1 000 dot products)",
         f"One run as 002's code prints it; the range that {PRINTOUT_SHARE:.0%} of repeats print (an empirical "
         f"range of the printout, not a confidence interval); and Var/d averaged over repeats with a "
         f"{LEVEL_LABEL} confidence interval.",
-        ("d", "Var, this run", f"range: {PRINTOUT_SHARE:.0%} of runs print", f"Var/d over repeats ({LEVEL_LABEL} CI)"),
+        ("d", "Var, this run", Phrase("range: {} of runs print", (Num(PRINTOUT_SHARE, 0, "percent"),)),
+         Phrase("Var/d over repeats ({} CI)", (Num(LEVEL, 0, "percent"),))),
         tuple(rows),
         PART_002,
     )
@@ -107,8 +108,8 @@ def init_table(results):
         c, clo, chi = mean_interval(row["comp"], Z)
         s, slo, shi = mean_interval(row["score"], Z)
         rows.append(
-            (label, f"d_model = {row['d_model']}, d_k = {row['d_k']}", f"{fmt(c, 3)} {fmt_interval(clo, chi, 3)}",
-             fmt(comp_exact, 3), f"{fmt(s, 3)} {fmt_interval(slo, shi, 3)}", fmt(score_exact, 3))
+            (label, Phrase("d_model = {}, d_k = {}", (row["d_model"], row["d_k"])), Interval(c, clo, chi, 3),
+             Num(comp_exact, 3), Interval(s, slo, shi, 3), Num(score_exact, 3))
         )
     return Table(
         "variance-init",

@@ -3,9 +3,10 @@
 import math
 from dataclasses import replace
 
+from reportgen.experiments.cells import Interval, Num, Phrase, Vector, vector
 from reportgen.experiments.family import ClaimTable, Table
 from reportgen.experiments.sources import Source
-from reportgen.experiments.stats import LEVEL_LABEL, Z, wilson_interval
+from reportgen.experiments.stats import LEVEL, LEVEL_LABEL, Z, wilson_interval
 from reportgen.experiments.worked import (
     PART_EXERCISES,
     PART_MODELS,
@@ -25,7 +26,7 @@ from reportgen.experiments.worked.params import (
     ROW_KEYS,
     VANISHED_JACOBIAN,
 )
-from reportgen.formatting import fmt, fmt_count, fmt_interval
+from reportgen.formatting import fmt, fmt_count
 
 LM_CLAIMS = "Training with and without the scale: a byte-level language model › The documents' training claims, on this evidence"
 
@@ -73,8 +74,9 @@ def _mat(m):
     return "[" + ", ".join(_vec(r) for r in m) + "]"
 
 
-def _pm(m, lo, hi, digits=3):
-    return f"{fmt(m, digits)} {fmt_interval(lo, hi, digits)}"
+def _matrix(m):
+    """A matrix as a cell: its rows as Vectors, each entry as Python prints it."""
+    return Vector(tuple(vector(r) for r in m))
 
 
 # --- 002's "Money Bank Grows" example ------------------------------------------------
@@ -86,11 +88,11 @@ def steps_tables(results):
     plain = []
     for weight, what in (("W_Q", "Q"), ("W_K", "K"), ("W_V", "V")):
         for conv in ("E·W", "W·E"):
-            plain.append((f"{what} = {conv.replace('W', weight)}", _mat(mb["projections"][weight][conv])))
+            plain.append((f"{what} = {conv.replace('W', weight)}", _matrix(mb["projections"][weight][conv])))
     for name, matrix in mb["scores_from_inputs"].items():
-        plain.append((f"QKᵀ with {name}", _mat(matrix)))
+        plain.append((f"QKᵀ with {name}", _matrix(matrix)))
     candidates = tuple(
-        (name, fmt(v["population"], 4), fmt(v["sample"], 4)) for name, v in mb["variance_candidates"].items()
+        (name, Num(v["population"], 4), Num(v["sample"], 4)) for name, v in mb["variance_candidates"].items()
     )
     return [
         ClaimTable(
@@ -136,7 +138,7 @@ def steps_tables(results):
 
 def second_tables(results):
     mb = results["money_bank"]
-    scaled = tuple((f"÷ {d}", _vec(values, 2)) for d, values in mb["second_scaled"].items())
+    scaled = tuple((Phrase("÷ {}", (d,)), vector(values, 2)) for d, values in mb["second_scaled"].items())
     return [
         ClaimTable(
             "worked-002-percent",
@@ -194,11 +196,10 @@ def models_table():
 def exercises_table(results):
     c = rows_cell(results, EXERCISE_1_DK)
     lo, hi = score_var_interval(c, Z)
-    answer = (
-        f"√{EXERCISE_1_DK} = {fmt(math.sqrt(EXERCISE_1_DK), 3)} exactly; measured over {fmt_count(c['rows'])} "
-        f"pairs: {fmt(math.sqrt(c['score_var']), 3)} {fmt_interval(math.sqrt(lo), math.sqrt(hi), 3)} ({LEVEL_LABEL} CI)"
-    )
-    rows = [(str(n), q, answer if where is None else f"answered in: {where}") for n, q, where in EXERCISES]
+    answer = Phrase("√{} = {} exactly; measured over {} pairs: {} ({} CI)", (
+        EXERCISE_1_DK, Num(math.sqrt(EXERCISE_1_DK), 3), Num(c["rows"], 0, "count"),
+        Interval(math.sqrt(c["score_var"]), math.sqrt(lo), math.sqrt(hi), 3), Num(LEVEL, 0, "percent")))
+    rows = [(n, q, answer if where is None else Phrase("answered in: {}", (where,))) for n, q, where in EXERCISES]
     return Table(
         "worked-001-exercises",
         "001's five exercises, and where each is answered",
@@ -218,13 +219,13 @@ def rows_table(results):
             share, slo, shi = wilson_interval(c[variant]["vanished"], c["rows"], Z)
             plain.append(
                 (
-                    str(d) if variant == "unscaled" else "",
+                    d if variant == "unscaled" else "",
                     "q·k" if variant == "unscaled" else "q·k/√d_k",
-                    _pm(c["score_var"] / divisor, lo / divisor, hi / divisor, 3 if divisor == 1 else 4),
-                    _pm(*stat_interval(c, variant, "max_w", Z)),
-                    _pm(*stat_interval(c, variant, "entropy", Z)),
-                    _pm(*stat_interval(c, variant, "jac_fro", Z), 4),
-                    f"{fmt(100 * share, 2)}% {fmt_interval(100 * slo, 100 * shi, 2)}",
+                    Interval(c["score_var"] / divisor, lo / divisor, hi / divisor, 3 if divisor == 1 else 4),
+                    Interval(*stat_interval(c, variant, "max_w", Z), 3),
+                    Interval(*stat_interval(c, variant, "entropy", Z), 3),
+                    Interval(*stat_interval(c, variant, "jac_fro", Z), 4),
+                    Interval(share, slo, shi, 2, "percent"),
                 )
             )
     return Table(
@@ -262,7 +263,7 @@ def summary_tables():
         Table("worked-elsewhere", "Statements of the same sections checked in other sections",
               "Listed so the reader can find them; their verdicts are counted there, not here.",
               ("source", "statement", "checked in"),
-              tuple((str(s), statement, place) for s, statement, place in ELSEWHERE)),
+              tuple((Phrase("{} §{}", (s.doc, s.section)), statement, place) for s, statement, place in ELSEWHERE)),
     ]
 
 
