@@ -187,7 +187,11 @@ def plan(params, device, vocab):
         factored = model.use_factored_shape(width, heads, d_k, params.context, params.batch)
         per_model = stacks.bytes_per_model(width, heads, d_k, params.layers, params.context, params.batch, vocab,
                                            params.mlp_ratio * width, factored, params.eval_windows)
-        parts = stacks.split(cells, stacks.stack_size(per_model, budget, device))
+        try:
+            size = stacks.stack_size(per_model, budget, device)
+        except stacks.DoesNotFit as exc:
+            raise stacks.DoesNotFit(f"lm at width {width}, {heads} heads, q/k width {d_k}: {exc}") from None
+        parts = stacks.split(cells, size)
         out.append(((width, heads, d_k, variants), cells, parts, per_model * max(map(len, parts))))
     return out
 
