@@ -36,6 +36,9 @@ def compiler(device):
     import torch
 
     torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, RECOMPILE_LIMIT)
+    # A graph that cannot be compiled runs eagerly (dynamo logs why): the numbers are the same, only slower;
+    # the compiled path has been traced on a CPU only (tests/test_lm_compile.py), never yet on a GPU
+    torch._dynamo.config.suppress_errors = True
     return lambda fn: torch.compile(fn, mode=chosen, dynamic=False)
 
 
