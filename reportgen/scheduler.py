@@ -75,7 +75,8 @@ def compute(run, params, config, device, progress, parts=None):
     import torch
 
     torch.set_num_threads(config.threads)
-    return json.loads(json.dumps(run(params, config.seed, device, progress, parts=parts)))
+    resume = {"parts": parts} if parts is not None else {}  # a family that does not resume: run's four arguments
+    return json.loads(json.dumps(run(params, config.seed, device, progress, **resume)))
 
 
 def _compute_registered(name, config, device, digest):
