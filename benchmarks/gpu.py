@@ -3,6 +3,8 @@
     python benchmarks/gpu.py OUT [--budget SECONDS] [--device cuda] [--tiny]
     python benchmarks/gpu.py OUT --slice STEPS [--budget SECONDS]
     python benchmarks/gpu.py --docs benchmarks/gpu/<gpu>-<date>
+    python benchmarks/gpu.py --plan benchmarks/gpu/<gpu>-<date>     (benchmarks/gpu_plan.py: no device)
+    python benchmarks/gpu.py OUT --compare                          (eager against the compile modes)
 
 It never runs past --budget (default 480 s) and writes each part to OUT as it is measured (gpu.json and
 the files named below), so a run cut short keeps what it finished:
@@ -396,9 +398,11 @@ def throughput(device, tiny, out, steps=3):
                      "training_s": round(config_seconds, 1), "tflops": round(flops / seconds / 1e12, 1),
                      "peak_gib": peak and round(peak / 2**30, 2),
                      "formula_gib": round(per_model * len(part) / 2**30, 2)})
+        card = torch.cuda.get_device_properties(0).total_memory / 2**30 if device == "cuda" else 0
         print(f"full lm d_k={d_k} width={width} heads={heads}: {len(cells)} models in {len(parts)} stacks of "
-              f"{len(part)}, {seconds:.3f} s/step a stack, {rows[-1]['tflops']} TFLOP/s, peak "
-              f"{rows[-1]['peak_gib']} GiB (formula {rows[-1]['formula_gib']})", flush=True)
+              f"{len(part)}, {seconds:.3f} s/step a stack, {flops / 1e12:.2f} TFLOP a step, {rows[-1]['tflops']} of "
+              f"{PEAK_TFLOPS[optimize.CUDA_PRECISION]:g} TFLOP/s, peak {rows[-1]['peak_gib']} GiB (formula "
+              f"{rows[-1]['formula_gib']}) of {0.8 * card:.1f} GiB (80% of the card)", flush=True)
         write(out, "gpu.json", throughput={"rows": rows, "steps": params.steps, "training_s": round(total, 1),
                                            "precision": optimize.CUDA_PRECISION})
     return total
@@ -507,9 +511,16 @@ def main():
                         help="every family at the full profile, the language model cut to STEPS steps; the throughput first")
     parser.add_argument("--long", type=int, metavar="STEPS",
                         help="only a longer slice: STEPS steps, one rate a decade, q/k width 512 (lm-long.json)")
+    parser.add_argument("--plan", metavar="FOLDER", help="write the full profile's computed table into a session's "
+                        "folder (benchmarks/gpu_plan.py): no device needed")
+    parser.add_argument("--compare", action="store_true", help="only eager against the compile modes (gpu_plan.py)")
     args = parser.parse_args()
     if args.readme:
         return readme(args.readme)
+    if args.plan:
+        from benchmarks import gpu_plan
+
+        return gpu_plan.write_plan(args.plan, PEAK_TFLOPS, results_vocab(args.plan))
     if not args.out:
         parser.error("OUT is needed to measure")
     Path(args.out).mkdir(parents=True, exist_ok=True)
@@ -523,6 +534,10 @@ def main():
     torch.set_flush_denormal(True)
     write(args.out, "gpu.json", environment=environment(args.device))
     print(json.dumps(environment(args.device)), flush=True)
+    if args.compare:
+        from benchmarks import gpu_plan
+
+        return gpu_plan.compare(args.device, args.tiny, args.out, write)
     if args.long:
         lm_slice(args.device, args.tiny, 0, args.out, steps=args.long, name="lm-long", per_decade=1, qk_dims=(512,))
         return

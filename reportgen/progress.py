@@ -43,6 +43,42 @@ def _folded(line):
     return textwrap.wrap(line, width, subsequent_indent="    ", break_long_words=False, break_on_hyphens=False)
 
 
+def memory_in_use():
+    """What this process holds now, in a few words: on CUDA (once torch has used it) the device memory
+    allocated, its peak and the card's size; otherwise the process's resident memory, said to be the CPU's."""
+    torch = sys.modules.get("torch")  # never imported here: a build that has not loaded torch has no device
+    try:
+        if torch is not None and torch.cuda.is_initialized():
+            total = torch.cuda.get_device_properties(torch.cuda.current_device()).total_memory
+            return (f"GPU memory {torch.cuda.memory_allocated() / 2**30:.1f} GiB in use, peak "
+                    f"{torch.cuda.max_memory_allocated() / 2**30:.1f} of {total / 2**30:.0f} GiB")
+    except Exception:  # noqa: BLE001 (a driver fault is no reason to stop a progress line)
+        pass
+    try:
+        with open("/proc/self/statm") as handle:
+            resident = int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError, AttributeError):
+        import resource
+
+        resident = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # the peak, where /proc is not
+    return f"CPU memory {resident / 2**30:.1f} GiB resident"
+
+
+@dataclass
+class Loop:
+    """A loop in progress: how many of its items are done, the time left at its rate so far."""
+
+    label: str
+    total: int
+    started: float
+    done: int = 0
+
+    def line(self, now):
+        spent = now - self.started
+        left = f"{about(spent / self.done * (self.total - self.done))} left" if self.done else "no estimate yet"
+        return f"{self.label}: {self.done} of {self.total} done, {left}; {memory_in_use()}"
+
+
 @dataclass
 class Stage:
     """A stage in progress: what the heartbeat says of it."""
@@ -87,6 +123,7 @@ class Progress:
         self.interval = heartbeat or (HEARTBEAT_TTY if self.tty else HEARTBEAT_LOG)
         self._lock = threading.RLock()  # the heartbeat writes from its own thread
         self._open = []  # Stage, innermost last
+        self._loops = []  # Loop, innermost last: the heartbeat says how far the innermost is
         self._last = time.perf_counter()  # when the last line was written
         self._console = None
 
@@ -183,29 +220,39 @@ class Progress:
                     stage = self._open[-1]
                     before = stage.expected
                     line = stage.beat(now)
+                    if self._loops:
+                        line += f"; {self._loops[-1].line(now)}"
                     if self.estimate and before is not None and stage.expected != before:
                         self.estimate += stage.expected - before  # the build's total, revised with it
                     self._write(f"{self._stamp()} {line}")
 
     def __call__(self, items, label):
-        """Iterate over items, showing a bar on a TTY and one line per loop otherwise."""
+        """Iterate over items, showing a bar on a TTY and one line per loop otherwise; the heartbeat says
+        how many are done, the time left and the memory in use."""
         items = list(items)
         if self.quiet:
             yield from items
             return
         start = time.perf_counter()
-        if self.tty:
-            yield from self._bar(items, label)
-        else:
-            yield from items
+        loop = Loop(label, len(items), start)
+        with self._lock:
+            self._loops.append(loop)
+        try:
+            for item in self._bar(items, label) if self.tty else items:
+                yield item
+                loop.done += 1
+        finally:
+            with self._lock:
+                self._loops.remove(loop)
         self.echo(f"  {label}: {len(items)} steps in {time.perf_counter() - start:.1f} s")
 
     def _bar(self, items, label):
         from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, TimeRemainingColumn
 
-        columns = (TextColumn(f"  {label}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
-        with Bar(*columns, console=self.console(), transient=True) as bar:
-            task = bar.add_task(label, total=len(items))
+        columns = (TextColumn(f"  {label}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                   TextColumn("{task.fields[memory]}"))
+        with Bar(*columns, console=self.console(), transient=True, refresh_per_second=2) as bar:
+            task = bar.add_task(label, total=len(items), memory=memory_in_use())
             for item in items:
                 yield item
-                bar.advance(task)
+                bar.update(task, advance=1, memory=memory_in_use())

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from reportgen import workers
 from reportgen.errors import short_traceback
-from reportgen.publish import cache
+from reportgen.publish import cache, parts as kept_parts
 from reportgen.publish.provenance import build_time
 
 
@@ -69,19 +69,24 @@ def look_up(experiments, config, device, store):
     return ready, todo
 
 
-def compute(run, params, config, device, progress):
-    """A fresh seeded run's results, after the JSON round trip that makes them identical to cached ones."""
+def compute(run, params, config, device, progress, parts=None):
+    """A fresh seeded run's results, after the JSON round trip that makes them identical to cached ones.
+    `parts`: where a resumable run keeps what it finishes (publish/parts.py), or None."""
     import torch
 
     torch.set_num_threads(config.threads)
-    return json.loads(json.dumps(run(params, config.seed, device, progress)))
+    resume = {"parts": parts} if parts is not None else {}  # a family that does not resume: run's four arguments
+    return json.loads(json.dumps(run(params, config.seed, device, progress, **resume)))
 
 
-def _compute_registered(name, config, device):
-    """Worker side: run a registered experiment with silent progress; (results, seconds)."""
+def _compute_registered(name, config, device, digest):
+    """Worker side: run a registered experiment with silent progress; (results, seconds). A resumable one
+    keeps its parts in the build's cache, opened here (a fault there: no parts kept, no warning twice)."""
     experiment = workers.registered(name)
     start = time.perf_counter()
-    results = compute(experiment.run, experiment.params[config.profile], config, device, lambda items, label: items)
+    parts = kept_parts.of(experiment, digest, cache.Cache(config.cache_dir, config.cache))
+    results = compute(experiment.run, experiment.params[config.profile], config, device, lambda items, label: items,
+                      parts)
     return results, time.perf_counter() - start
 
 
@@ -90,7 +95,8 @@ def run_here(experiment, digest, config, device, progress, store):
     progress.echo(f"{experiment.name}: running on {device}")
     start = time.perf_counter()
     try:
-        results = compute(experiment.run, experiment.params[config.profile], config, device, progress)
+        results = compute(experiment.run, experiment.params[config.profile], config, device, progress,
+                          kept_parts.of(experiment, digest, store))
     except Exception as exc:  # one experiment's failure must not stop the others
         return Run(experiment, error=short_traceback(exc), seconds=time.perf_counter() - start)
     return fresh_run(experiment, digest, results, store, time.perf_counter() - start)
@@ -106,7 +112,10 @@ def fresh_run(experiment, digest, results, store, seconds):
     import datetime
 
     now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
-    store.store(experiment.name, digest, {"computed_at": now.isoformat(), "results": results})
+    if store.store(experiment.name, digest, {"computed_at": now.isoformat(), "results": results}):
+        parts = kept_parts.of(experiment, digest, store)
+        if parts is not None:
+            parts.clear()  # the whole run is kept now
     return Run(experiment, results=results, seconds=seconds, nonfinite=tuple(nonfinite_paths(results)),
                computed_at=build_time(now).isoformat())
 
@@ -148,7 +157,7 @@ def _two_processes(todo, config, device, progress, store, pool, meanwhile=None):
         return run_here(*item, config, device, progress, store)
 
     def there(item):
-        return _compute_registered, item[0].name, config, device
+        return _compute_registered, item[0].name, config, device, item[1]
 
     for (experiment, digest), done in pool.share(todo, here, there, worker_end="back", meanwhile=meanwhile):
         try:

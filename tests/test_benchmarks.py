@@ -225,6 +225,28 @@ def test_gpu_section_is_the_kept_gpu_files():
         f"docs/performance.md's GPU section differs: .venv/bin/python benchmarks/gpu.py --docs {folders[-1].relative_to(REPO)}"
 
 
+def test_gpu_plan_is_the_kept_computed_table(tmp_path):
+    """benchmarks/gpu/<session>/plan-full.{json,md}: what `gpu.py --plan` computes from the kept measurements and
+    today's formulas (a formula or a profile changed: regenerate); every configuration under 80% of the card."""
+    import importlib.util
+    import shutil
+
+    spec = importlib.util.spec_from_file_location("gpu_benchmark", REPO / "benchmarks" / "gpu.py")
+    gpu = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gpu)
+    from benchmarks import gpu_plan
+
+    kept = sorted(p.parent for p in (REPO / "benchmarks" / "gpu").glob("*/plan-full.json"))[-1]
+    shutil.copytree(kept, tmp_path / kept.name)
+    computed = gpu_plan.write_plan(tmp_path / kept.name, gpu.PEAK_TFLOPS, gpu.results_vocab(kept))
+    again = f"python benchmarks/gpu.py --plan {kept.relative_to(REPO)}"
+    for name in ("plan-full.json", "plan-full.md"):
+        assert (tmp_path / kept.name / name).read_text() == (kept / name).read_text(), again
+    assert all(r["fits"] for r in computed["rows"]) and computed["full_profile_s"] > 0
+    assert set(computed["measured"]) | set(computed["computed"]) >= {k for r in computed["rows"] for k in r} - {
+        "width", "heads", "d_k", "models", "q_k"}
+
+
 @pytest.mark.slow
 def test_gpu_script_runs_tiny_on_the_cpu(tmp_path):
     """benchmarks/gpu.py, shrunk, end to end on the CPU: what a GPU session runs blind must not fail there."""
@@ -242,6 +264,8 @@ def test_gpu_script_runs_tiny_on_the_cpu(tmp_path):
     cut = gpu(tmp_path / "cut", "--budget", "200", "--slice", "12")  # the stated slice of a 10-minute call
     assert cut["lm_slice"]["steps"] == 12 and cut["full_profile_computed_s"] > 0
     assert (tmp_path / "cut" / "lm-full-slice.json.gz").exists()
+    modes = gpu(tmp_path / "modes", "--compare")["compile_modes"]["rows"]  # eager against dynamo's graphs
+    assert {r["mode"] for r in modes} == {"eager", "dynamo"} and all(r["max_abs_loss_diff"] < 1e-4 for r in modes)
 
 
 @pytest.mark.parametrize("name", sorted(BENCHMARKS) + ["gpu", "history"])

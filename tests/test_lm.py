@@ -93,12 +93,37 @@ def test_a_configuration_split_into_stacks_trains_as_one_stack():
 def test_a_stack_too_large_for_its_budget_is_split():
     """The planner never launches a stack over its memory budget: a tiny budget forces one model a stack."""
     per = stacks.bytes_per_model(64, 2, 128, 1, 32, 16, 100, 128, True, 64)
-    assert stacks.stack_size(per, 10 * per, "cuda") == 10 and stacks.stack_size(per, per // 2, "cuda") == 1
+    assert stacks.stack_size(per, 10 * per, "cuda") == 10 and stacks.stack_size(per, 2 * per - 1, "cuda") == 1
+    with pytest.raises(stacks.DoesNotFit):  # not even one model fits: nothing is launched
+        stacks.stack_size(per, per // 2, "cuda")
     assert stacks.stack_size(per, 1000 * per, "cpu") == stacks.CPU_STACK  # fixed on a CPU: the same split anywhere
     assert [len(p) for p in stacks.split(list(range(50)), 20)] == [17, 17, 16]
     layout = R.plan(PARAMS["standard"], "cpu", 100)
     assert all(len(part) <= stacks.CPU_STACK for _, _, parts, _ in layout for part in parts)
     assert sum(len(cells) for _, cells, _, _ in layout) == sum(len(part) for _, _, parts, _ in layout for part in parts)
+
+
+def _layout(monkeypatch, params, device, budget):
+    monkeypatch.setattr(stacks, "budget_bytes", lambda device: budget)
+    return R.plan(params, device, 108)
+
+
+def test_no_stack_is_planned_over_its_budget(monkeypatch):
+    """Every stack of every configuration fits the budget it is planned for: a CPU budget under CPU_STACK
+    models splits the configuration finer, the full profile on an H200 (80% of 139.8 GiB) splits its largest
+    configurations; a budget under one model refuses the run before it starts, naming the configuration."""
+    standard = PARAMS["standard"]
+    one = stacks.bytes_per_model(64, 2, 128, 1, 32, 16, 108, 128, True, standard.eval_windows)
+    layout = _layout(monkeypatch, standard, "cpu", 7 * one)  # 7 models fit, not CPU_STACK's 25
+    assert max(len(p) for p in layout[0][2]) == 7 and sum(map(len, layout[0][2])) == 50
+    assert all(peak <= 7 * one for *_, peak in layout)
+    for card in (139.8, 24.0):  # an H200: every configuration one stack; a 24 GiB card: the largest split
+        budget = int(stacks.DEVICE_SHARE * card * 2**30) - stacks.RESERVE
+        full = _layout(monkeypatch, PARAMS["full"], "cuda", budget)
+        assert all(peak <= budget for *_, peak in full) and sum(len(c) for _, c, _, _ in full) == 1890
+        assert any(len(parts) > 1 for _, _, parts, _ in full) == (card < 100)
+    with pytest.raises(stacks.DoesNotFit, match="lm at width 64, 2 heads, q/k width 128: one model needs"):
+        _layout(monkeypatch, standard, "cpu", one - 1)
 
 
 def test_the_memory_formula_lies_above_every_measured_peak():

@@ -78,6 +78,9 @@ class Experiment:
     # rerun, its worked example): {heading or claims-table slug: document ids}. A build whose
     # claims come from none of them (a course's) leaves them out.
     own: Mapping[str, tuple] = field(default_factory=dict)
+    # Whether its run keeps its finished parts as it goes (run(..., parts=store): store.load(spec) and
+    # store.store(spec, value), handed in by the scheduler from the build's cache), so a rerun resumes.
+    resumable: bool = False
 
     def __post_init__(self):
         assert set(self.params) == set(PROFILES), f"{self.name}: params for every profile"
@@ -103,8 +106,11 @@ class Experiment:
         assert name in ROLES, name
         return importlib.import_module(f"{self.package}.{name}")
 
-    def run(self, params, seed, device, progress):
-        return self.role("run").run(params, seed, device, progress)
+    def run(self, params, seed, device, progress, parts=None):
+        """The run role's results; `parts` (a resumable family's) keeps what it finishes as it goes."""
+        if parts is None:
+            return self.role("run").run(params, seed, device, progress)
+        return self.role("run").run(params, seed, device, progress, parts=parts)
 
     def measures(self):
         return self.role("measures").MEASURES

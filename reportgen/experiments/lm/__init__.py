@@ -48,6 +48,7 @@ EXPERIMENT = Experiment(
     params=PARAMS,
     claim_tables=("lm-verdicts",),
     package=__name__,
+    resumable=True,  # its stacks are kept as they finish (run.train_all): a rerun trains only the rest
     intro=(
         "The corpus is the running Python's own standard library, read from a pinned list of modules "
         "(nothing is downloaded); whole modules go to training, validation or test, and the bytes are "

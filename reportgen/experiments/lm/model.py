@@ -260,6 +260,11 @@ def forward(P, cfg, x, probe=False):
     return (loss, stats) if probe else loss
 
 
+def fused(q):
+    """Whether attention on q's device goes through PyTorch's fused kernel (on CUDA)."""
+    return q.is_cuda
+
+
 def _attention(q, k, v):
     """Causal attention with the factor already in q: softmax(q kᵀ + mask) v.
 
@@ -272,7 +277,7 @@ def _attention(q, k, v):
 
     M, B, H, T, e = q.shape
     dv = v.shape[-1]
-    if q.is_cuda:
+    if fused(q):
         import torch.nn.functional as F
 
         shared = k.shape[2] == 1 and H > 1

@@ -135,29 +135,40 @@ class Stopped(Exception):
     """Training was told to stop (another stack failed, or the build was interrupted)."""
 
 
-def train_batched(P, cfg, batches, steps, eval_at=(), evaluate=None, stop=None):
+def train_batched(P, cfg, batches, steps, eval_at=(), evaluate=None, stop=None, tick=None, compile_fn="device"):
     """Train the stacked models; `evaluate(step, P, grads)` runs after the steps in `eval_at`.
 
-    batches(step) -> (M, B, T+1) token ids; `stop` a threading.Event checked every step. Returns the
-    training loss per step, (steps, M).
+    batches(step) -> (M, B, T+1) token ids; `stop` a threading.Event checked every step; `tick()` called
+    after every step (progress). `compile_fn`: fn -> its compiled form, or None for eager; by default the
+    device's (compiled.compiler: torch.compile on CUDA, eager on a CPU). Returns the training loss per
+    step, (steps, M).
     """
     import torch
+
+    from reportgen.experiments.lm import compiled
 
     opt = AdamW(P, cfg)  # P's tensors become views into its buffer
     params = opt.views
     device = params[0].device
     losses = torch.empty(steps, cfg.M, device=device)
     half = device.type == "cuda" and CUDA_PRECISION == "bf16"
+    compile_fn = compiled.compiler(device.type) if compile_fn == "device" else compile_fn
+    fast = compiled.Step(opt, cfg, steps, schedule, compile_fn, half) if compile_fn else None
     for step in range(steps):
         if stop is not None and stop.is_set():
             raise Stopped("training stopped")
-        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=half):
-            loss = forward(P, cfg, batches(step))
-        grads = torch.autograd.grad(loss.sum(), params, materialize_grads=True)  # each model its own gradient
-        opt.step(grads, schedule(step, steps))
+        if fast is not None:
+            loss, grads = fast(P, batches(step), step)
+        else:
+            with torch.autocast("cuda", dtype=torch.bfloat16, enabled=half):
+                loss = forward(P, cfg, batches(step))
+            grads = torch.autograd.grad(loss.sum(), params, materialize_grads=True)  # each model its own gradient
+            opt.step(grads, schedule(step, steps))
         losses[step] = loss.detach()
         if evaluate is not None and step + 1 in eval_at:
             evaluate(step + 1, P, grads)
+        if tick is not None:
+            tick()
     return losses
 
 

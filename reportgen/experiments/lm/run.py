@@ -67,11 +67,12 @@ def cells_of(params, d_k, variants):
                             d_k, params.context)
 
 
-def train_stack(params, seed, device, data, vocab, width, heads, d_k, cells, stop=None):
+def train_stack(params, seed, device, data, vocab, width, heads, d_k, cells, stop=None, tick=None):
     """The models `cells` of one configuration trained as one stack; their per-model summaries, in order.
 
     Every model's weights and data come from streams keyed on its seed (never on its place in the
-    stack), so how a configuration is split into stacks does not change what a model sees.
+    stack), so how a configuration is split into stacks does not change what a model sees. `stop` and
+    `tick`: optimize.train_batched's.
     """
     import torch
 
@@ -110,7 +111,7 @@ def train_stack(params, seed, device, data, vocab, width, heads, d_k, cells, sto
 
     evaluate(0, P, None)
     losses = optimize.train_batched(P, cfg, lambda step: windows(train, starts[step], T + 1), steps,
-                                 set(eval_at), evaluate, stop)
+                                 set(eval_at), evaluate, stop, tick)
     with torch.no_grad():
         x_test = windows(data["test"], fixed_starts(data["test"], params.test_windows, T + 1, device), T + 1)
         test = torch.stack([model.forward(P, cfg, chunk.expand(cfg.M, -1, -1)) for chunk in x_test.split(16)])
@@ -186,7 +187,11 @@ def plan(params, device, vocab):
         factored = model.use_factored_shape(width, heads, d_k, params.context, params.batch)
         per_model = stacks.bytes_per_model(width, heads, d_k, params.layers, params.context, params.batch, vocab,
                                            params.mlp_ratio * width, factored, params.eval_windows)
-        parts = stacks.split(cells, stacks.stack_size(per_model, budget, device))
+        try:
+            size = stacks.stack_size(per_model, budget, device)
+        except stacks.DoesNotFit as exc:
+            raise stacks.DoesNotFit(f"lm at width {width}, {heads} heads, q/k width {d_k}: {exc}") from None
+        parts = stacks.split(cells, size)
         out.append(((width, heads, d_k, variants), cells, parts, per_model * max(map(len, parts))))
     return out
 
@@ -198,10 +203,28 @@ def budget_gib(device):
     return torch.cuda.get_device_properties(0).total_memory / 2**30 if device == "cuda" else 0.0
 
 
-def train_all(params, seed, device, data, vocab, progress):
+def stack_spec(device, config, cells):
+    """What decides a stack's numbers beyond the run's key (its code, parameters, seed, device and threads):
+    its configuration, its models, and the precision and compile mode the device trains in."""
+    from reportgen.experiments.lm import compiled, optimize
+
+    width, heads, d_k, _ = config
+    return {"width": width, "heads": heads, "d_k": d_k, "cells": [list(c) for c in cells],
+            "precision": optimize.CUDA_PRECISION if device == "cuda" else "fp32", "compile": compiled.mode(device)}
+
+
+def _fits(models, cells):
+    """Whether a kept stack's summaries are those of `cells`, in order (else it is trained again)."""
+    return isinstance(models, list) and len(models) == len(cells) and all(
+        isinstance(m, dict) and [m.get("variant"), m.get("lr"), m.get("seed")] == list(c) for m, c in zip(models, cells))
+
+
+def train_all(params, seed, device, data, vocab, progress, parts=None):
     """Every configuration's models, in configuration order, trained stack by stack; on a CPU the stacks
     run side by side in threads (experiments/lanes.py), each flushing subnormals itself (a per-thread
-    CPU flag)."""
+    CPU flag). With `parts` (publish/parts.py, handed in by the scheduler) each stack is kept as it
+    finishes, and a stack kept by an interrupted run is read back instead of trained again. Progress
+    counts models trained, step by step."""
     import torch
 
     from reportgen.experiments import lanes as side_by_side
@@ -209,32 +232,53 @@ def train_all(params, seed, device, data, vocab, progress):
 
     optimize.set_precision(device)
     layout = plan(params, device, vocab)
-    jobs = [(config, part) for config, _, parts, _ in layout for part in parts]
+    jobs = [(config, part) for config, _, parts_, _ in layout for part in parts_]
+    specs = [stack_spec(device, config, cells) for config, cells in jobs]
+    done = [parts.load(spec) if parts is not None else None for spec in specs]
+    done = [models if _fits(models, cells) else None for models, (_, cells) in zip(done, jobs)]
+    todo = [i for i, models in enumerate(done) if models is None]
+    tally = side_by_side.Tally()
 
-    def one(job, stop):
-        (width, heads, d_k, _), cells = job
+    def one(i, stop):
+        (width, heads, d_k, _), cells = jobs[i]
+        counted = [0.0]
+
+        def tick():
+            counted[0] += len(cells) / params.steps
+            tally.add(len(cells) / params.steps)
+
         flushed = torch.set_flush_denormal(True)  # saturated softmaxes make subnormals, far slower on a CPU
         try:
-            return train_stack(params, seed, device, data, vocab, width, heads, d_k, cells, stop)
+            models = train_stack(params, seed, device, data, vocab, width, heads, d_k, cells, stop, tick)
         finally:
             if flushed:
                 torch.set_flush_denormal(False)
+        if parts is not None:
+            parts.store(specs[i], models)
+        tally.add(len(cells) - counted[0])  # the stack's models, whole
+        return models
 
-    models = sum(len(part) for _, part in jobs)
-    label = f"lm: {models} models in {len(jobs)} stacks"
+    models = sum(len(cells) for _, cells in jobs)
+    training = sum(len(jobs[i][1]) for i in todo)
+    label = f"lm: training {training} models in {len(todo)} stacks"
+    if len(todo) < len(jobs):
+        label += f" ({models - training} more in {len(jobs) - len(todo)} stacks kept from an interrupted run)"
     if device == "cuda":  # what the planner lets a stack take, against the card
         label += f", each under {max(peak for *_, peak in layout) / 2**30:.0f} GiB of {budget_gib(device):.0f}"
-    done = side_by_side.in_threads(jobs, one, lanes(device, len(jobs)), progress, label)
+    trained = side_by_side.in_threads(todo, one, lanes(device, len(todo)), progress, label, tally, training)
+    for i, models in zip(todo, trained):
+        done[i] = models
     configs, i = [], 0
-    for (width, heads, d_k, _), _, parts, _ in layout:
+    for (width, heads, d_k, _), _, parts_, _ in layout:
         configs.append({"width": width, "heads": heads, "d_k": d_k,
-                        "models": [m for part in done[i : i + len(parts)] for m in part]})
-        i += len(parts)
+                        "models": [m for part in done[i : i + len(parts_)] for m in part]})
+        i += len(parts_)
     return configs
 
 
-def run(params, seed, device, progress):
-    """Train every configuration's stack, then the task battery; plain numbers out."""
+def run(params, seed, device, progress, parts=None):
+    """Train every configuration's stack, then the task battery; plain numbers out. `parts`: where the
+    finished stacks are kept as they end (train_all)."""
     import torch
 
     from reportgen.experiments.lm import baselines, battery, corpus
@@ -242,7 +286,7 @@ def run(params, seed, device, progress):
     text, vocabulary, provenance = corpus.read()
     data = {s: corpus.encode(text[s], vocabulary, device) for s in corpus.SPLITS}
     counts = baselines.count_bits(data["train"], data["test"], len(vocabulary))
-    configs = train_all(params, seed, device, data, len(vocabulary), progress)
+    configs = train_all(params, seed, device, data, len(vocabulary), progress, parts)
     flushed = torch.set_flush_denormal(True)
     try:
         tasks = battery.run(params.battery, seed, device, progress)

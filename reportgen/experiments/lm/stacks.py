@@ -67,9 +67,17 @@ def budget_bytes(device):
     return int(CPU_SHARE * total)
 
 
+class DoesNotFit(Exception):
+    """Not even one model fits the device's budget: nothing is launched."""
+
+
 def stack_size(per_model, budget, device):
-    """Models per stack: as many as fit the budget (at least one); on a CPU at most CPU_STACK."""
-    fits = max(1, budget // max(1, per_model))
+    """Models per stack: as many as fit the budget; on a CPU at most CPU_STACK. Where not one model fits,
+    DoesNotFit before anything is launched (an out-of-memory error an hour in is what this prevents)."""
+    fits = budget // max(1, per_model)
+    if fits < 1:
+        raise DoesNotFit(f"one model needs {per_model / 2**30:.2f} GiB at its peak, more than the "
+                         f"{max(0, budget) / 2**30:.2f} GiB a stack may take on the {device}")
     return min(fits, CPU_STACK) if device == "cpu" else fits
 
 
