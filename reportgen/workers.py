@@ -223,7 +223,7 @@ class Workers:
         object) kept a finished build waiting 0.6-0.8 s. The worker's exit handlers do not run:
         the one that mattered was Matplotlib's, which removes the temporary config folder it
         makes where its own is not writable; the build gives the workers one of its own first
-        (reportgen.render.figures.shared_config_dir)."""
+        (reportgen.plotting.shared_config_dir)."""
         if self.executor is not None:
             stop_now(self.executor)
 
@@ -255,7 +255,7 @@ def pool(workers=2):
     """Spawned worker processes that end with the build, however it ends."""
     from concurrent.futures import ProcessPoolExecutor
 
-    from reportgen.render.figures import shared_config_dir
+    from reportgen.plotting import shared_config_dir
 
     shared_config_dir()  # set in the environment the workers inherit, removed when this process exits
     context = multiprocessing.get_context("spawn")  # no fork after torch's threads start

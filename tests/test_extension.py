@@ -59,7 +59,7 @@ FAMILY = {
     ''',
     "figures.py": '''
         from reportgen.experiments.family import Figure
-        from reportgen.render.figures import subplots
+        from reportgen.plotting import subplots
 
 
         def figures(results, documented):
