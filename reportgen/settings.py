@@ -188,7 +188,7 @@ class ExistingFolder:
 def check_logo(path):
     """The logo path when it names an image reportgen can embed; ValueError otherwise."""
     from reportgen.errors import ReportgenError
-    from reportgen.render import logo
+    from reportgen import logo
 
     try:
         logo.read(path)

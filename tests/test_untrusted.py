@@ -358,7 +358,7 @@ def test_a_small_animated_logo_still_passes(tmp_path):
 
     from PIL import Image
 
-    from reportgen.render import logo
+    from reportgen import logo
 
     frames = [Image.new("RGB", (64, 32), colour) for colour in ("red", "green", "blue")]
     buffer = io.BytesIO()

@@ -17,7 +17,7 @@ def svg(tex):
     import ziamath
     from latex2mathml.converter import convert
 
-    from reportgen.render import safemarkup
+    from reportgen import safemarkup
 
     # ziamath parses through latex2mathml too: raw markup from \\text{<…>} made it fail halfway
     # and leave state behind that changed every later formula's width. Such LaTeX never gets there.
@@ -36,7 +36,7 @@ def _typeset_key():
     from importlib import metadata
     from pathlib import Path
 
-    from reportgen.render import safemarkup
+    from reportgen import safemarkup
 
     digest = hashlib.sha256()
     for package in ("ziamath", "ziafont", "latex2mathml"):
@@ -49,7 +49,7 @@ def _typeset_key():
 def typeset_from(store):
     """The formulas earlier builds set (the build's cache), each SVG rebuilt from the allow-list
     again (the cache is input this build did not write): ziamath takes a second a build."""
-    from reportgen.render import safemarkup
+    from reportgen import safemarkup
 
     kept = set()
     for tex, svg in (store.load("formulas", _typeset_key(), _check_typeset) or {}).items():

@@ -216,7 +216,7 @@ def mathml(tex, display=False):
     markup inside \\text{…}, links and event handlers never reach the page."""
     from latex2mathml.converter import convert
 
-    from reportgen.render import safemarkup
+    from reportgen import safemarkup
 
     mode = "block" if display else "inline"
     try:
