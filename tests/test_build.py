@@ -76,7 +76,7 @@ def test_figure_files_match_the_report(quick_build):
         assert data.startswith(b"\x89PNG\r\n\x1a\n") and b"tIME" not in data, name
     for name, data in svgs.items():
         assert b"<dc:date>" not in data, name
-    from reportgen.claims import catalog
+    from reportgen.judging.vocabulary import catalog
     from reportgen.judging.runs import documented_numbers
     from reportgen.publish import cache
 
@@ -244,7 +244,7 @@ def test_experiment_tables_and_figures(name, quick_build):
     import matplotlib.pyplot as plt
     import matplotlib.text
 
-    from reportgen.claims import catalog
+    from reportgen.judging.vocabulary import catalog
     from reportgen.judging.runs import documented_numbers
 
     e = EXPERIMENTS[name]
@@ -457,7 +457,7 @@ def draw_variance(tmp_path, executor, formats=("html", "pdf")):
     """Submit the session's quick variance results to a Drawer running on `executor`."""
     from conftest import quick_results
 
-    from reportgen.claims import catalog
+    from reportgen.judging.vocabulary import catalog
     from reportgen.config import BuildConfig
     from reportgen.judging.runs import documented_numbers
     from reportgen.render.drawing import Drawer
@@ -516,7 +516,7 @@ def test_a_waiting_job_is_drawn_here_while_this_process_would_wait(tmp_path):
     """Drawer.here(): what the experiments' scheduler calls while it waits for a worker."""
     from conftest import quick_results
 
-    from reportgen.claims import catalog
+    from reportgen.judging.vocabulary import catalog
     from reportgen.config import BuildConfig
     from reportgen.judging.runs import documented_numbers
     from reportgen.publish.cache import Cache
@@ -542,7 +542,7 @@ def test_a_job_handed_to_a_worker_that_is_lost_is_drawn_here(tmp_path):
 
     from conftest import quick_results
 
-    from reportgen.claims import catalog
+    from reportgen.judging.vocabulary import catalog
     from reportgen.config import BuildConfig
     from reportgen.judging.runs import documented_numbers
     from reportgen.publish.cache import Cache

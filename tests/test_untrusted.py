@@ -20,6 +20,7 @@ from test_build import fake_experiment
 from reportgen import claims, limits
 from reportgen.errors import ConfigError
 from reportgen.experiments import EXPERIMENTS
+from reportgen.judging import vocabulary
 from reportgen.publish import cache
 
 RUN = ["build", "--profile", "quick", "--only", "worked", "--format", "html"]
@@ -535,7 +536,7 @@ def test_bad_findings_toml_is_one_line(tmp_path, findings, words):
     folder = claims_folder(tmp_path)
     (folder / "findings.toml").write_text(findings)
     with pytest.raises(ConfigError, match=words):
-        claims.catalog(folder)
+        vocabulary.catalog(folder)
 
 
 @pytest.mark.parametrize("kind", ["link", "file", "foreign"])
