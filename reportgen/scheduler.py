@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from reportgen import workers
 from reportgen.errors import short_traceback
-from reportgen.publish import cache, parts as kept_parts
+from reportgen.publish import cache, keys, parts as kept_parts
 from reportgen.publish.provenance import build_time
 
 
@@ -44,7 +44,7 @@ def cached_run(experiment, config, device, store):
     """(cache key, the Run from the cache or None)."""
     params = experiment.params[config.profile]
     # Thread count can change float reduction order, so it is part of the key.
-    digest = cache.key(experiment, params, config.seed, f"{device}/{config.threads}")
+    digest = keys.run_key(experiment, params, config.seed, f"{device}/{config.threads}")
     entry = store.load(experiment.name, digest, cache.check_run)
     if entry is None:
         return digest, None

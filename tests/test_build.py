@@ -78,13 +78,13 @@ def test_figure_files_match_the_report(quick_build):
         assert b"<dc:date>" not in data, name
     from reportgen.judging.vocabulary import catalog
     from reportgen.judging.runs import documented_numbers
-    from reportgen.publish import cache
+    from reportgen.publish import cache, keys
 
     store = cache.Cache(quick_build.cache)
     for name, experiment in EXPERIMENTS.items():
         drawn = {n for n in svgs if n.startswith(f"{name}/")}
         results = quick_build.results["experiments"][name]["results"]
-        digest = cache.figures_key(experiment, results, documented_numbers(catalog().of_family(name)))
+        digest = keys.figures_key(experiment, results, documented_numbers(catalog().of_family(name)))
         entries = store.load(f"{name}.figures", digest, cache.check_figures)
         assert entries is not None, name  # an experiment without figures caches its empty list
         assert {f"{name}/{e['slug']}.svg" for e in entries} == drawn

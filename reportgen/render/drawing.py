@@ -19,7 +19,7 @@ from reportgen.atomic import write_atomic
 from reportgen.errors import ReportgenError, short_traceback
 from reportgen.experiments.family import Figure
 from reportgen.gcpause import paused_gc
-from reportgen.publish import cache
+from reportgen.publish import cache, keys
 
 FORMATS = ("svg", "png")
 STAGED = ".staged"  # a figure file written, not yet in place: .NAME.staged
@@ -92,7 +92,7 @@ class Drawer:
     def submit(self, run, documented):
         """A run's figures to draw; `documented` maps claim ids to printed numbers."""
         experiment = run.experiment
-        job = Job(experiment, run.results, documented, cache.figures_key(experiment, run.results, documented))
+        job = Job(experiment, run.results, documented, keys.figures_key(experiment, run.results, documented))
         entries = self.store.load(job.cache_name, job.digest, cache.check_figures)
         if entries is not None and not all(fmt in e for e in entries for fmt in self.formats):
             entries = None  # drawn by a build that needed other formats (or an older reportgen)
