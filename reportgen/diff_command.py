@@ -11,6 +11,7 @@ import math
 import click
 
 from reportgen import inputs, limits
+from reportgen.text import not_a_command, printable
 
 
 class DiffInputError(click.ClickException):
@@ -19,8 +20,6 @@ class DiffInputError(click.ClickException):
     exit_code = 2
 
     def format_message(self):
-        from reportgen.text import not_a_command, printable
-
         return not_a_command(printable(" ".join(self.message.split())))  # always one line, plain
 
 
@@ -83,8 +82,6 @@ def _load(path):
 
 def _printable(value):
     """The document with every string (keys too) made printable (reportgen.text.printable)."""
-    from reportgen.text import printable
-
     if isinstance(value, dict):
         return {printable(k): _printable(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -103,7 +100,6 @@ def diff(ctx, old, new, as_json):
     Exit status 0 when no verdict changed, 1 when one did, 2 on bad input.
     """
     from reportgen.judging import drift
-    from reportgen.text import printable
 
     before, after = _load(old), _load(new)
     old, new = printable(old), printable(new)

@@ -6,7 +6,9 @@ An input of the build, below every stage: settings checks it when the config loa
 render embeds what `read` returns.
 """
 
+import io
 import struct
+import warnings
 
 from reportgen import inputs, limits, safemarkup
 
@@ -107,9 +109,6 @@ def _png_frames(data):
 
 def _decodes(data, count):
     """Why the image does not decode (every frame, its pixels bounded by now), or None."""
-    import io
-    import warnings
-
     from PIL import Image
 
     try:

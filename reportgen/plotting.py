@@ -6,7 +6,13 @@ Below every stage: a family's figures role draws with `subplots`, the worker poo
 into files.
 """
 
+import atexit
+import os
+import shutil
+import sys
+import tempfile
 from importlib import resources
+from pathlib import Path
 
 TEXT_WIDTH_IN = 6.4  # A4 minus the report's 2 cm side margins, a little under 17 cm
 
@@ -20,13 +26,6 @@ def shared_config_dir():
     (reportgen.workers), so each build left one folder per worker behind. The folder made here
     is set in the environment before the workers are spawned, and removed at this process's exit.
     """
-    import atexit
-    import os
-    import shutil
-    import sys
-    import tempfile
-    from pathlib import Path
-
     def writable(variable, default):  # Matplotlib's own test, for its config and its cache folder
         try:
             folder = Path(os.environ.get(variable) or default).expanduser().resolve() / "matplotlib"

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, make_dataclass
 from pathlib import Path
 
 from reportgen import limits, text
+from reportgen.errors import ReportgenError
 from reportgen.experiments.family import PROFILES
 
 DEVICES = ("auto", "cpu", "cuda")
@@ -187,8 +188,7 @@ class ExistingFolder:
 
 def check_logo(path):
     """The logo path when it names an image reportgen can embed; ValueError otherwise."""
-    from reportgen.errors import ReportgenError
-    from reportgen import logo
+    from reportgen import logo  # here: its SVG check loads markupsafe and XML, which `--help` never needs
 
     try:
         logo.read(path)

@@ -5,12 +5,18 @@ piped, the output holds no control sequence at all. rich is imported here, and t
 module only inside the commands that print, so `reportgen --help` stays instant.
 """
 
+import inspect
 import os
 import sys
+import textwrap
 
 import click
 
+from reportgen.claims.checks import arguments
+from reportgen.experiments import EXPERIMENTS, describe
+from reportgen.judging.documents import STATES, UNMATCHED
 from reportgen.render.wording import words
+from reportgen.text import not_a_command, printable
 
 COLOURS = {"confirmed": "green", "partly": "cyan", "contradicted": "red", "inconclusive": "magenta",
            "unverifiable": "yellow"}
@@ -49,16 +55,12 @@ class Lines:
         self._stream, self._partial = stream, ""
 
     def write(self, data):
-        from reportgen.text import not_a_command
-
         *lines, self._partial = (self._partial + data).split("\n")
         if lines:
             self._stream.write("".join(not_a_command(line) + "\n" for line in lines))
         return len(data)
 
     def flush(self):
-        from reportgen.text import not_a_command
-
         if self._partial:
             self._stream.write(not_a_command(self._partial))
             self._partial = ""
@@ -78,8 +80,6 @@ def verdict_text(text, severity=""):
 
 def _cells(rows):
     from rich.text import Text
-
-    from reportgen.text import printable
 
     return [[x if isinstance(x, Text) else Text(printable(str(x))) for x in row] for row in rows]
 
@@ -174,8 +174,6 @@ def report_table(table):
 
 def _wrapped(width):
     """A print function of lines folded at word boundaries to `width`, continued indented."""
-    import textwrap
-
     def say(text, indent=0, more=4):
         click.echo(textwrap.fill(text, width, initial_indent=" " * indent, subsequent_indent=" " * (indent + more),
                                  break_long_words=False, break_on_hyphens=False))
@@ -184,8 +182,6 @@ def _wrapped(width):
 
 def print_experiments():
     """`reportgen list`: each experiment, what it measures and the sections it covers, wrapped."""
-    from reportgen.experiments import describe
-
     say = _wrapped(console().width)
     for name, summary_, covers in describe():
         say(name)
@@ -197,9 +193,6 @@ def print_measures(profile):
     """`reportgen list --measures`: every measure a claim can name, from the declarations the
     build checks claims against: its arguments (with defaults), the grid of an argument that
     has one (on `profile`), what it returns, and the claims tables of its family."""
-    from reportgen.claims.checks import arguments
-    from reportgen.experiments import EXPERIMENTS
-
     say = _wrapped(console().width)
     for experiment in EXPERIMENTS.values():
         measures = experiment.measures()
@@ -221,8 +214,6 @@ def print_measures(profile):
 
 
 def _defaults(measure):
-    import inspect
-
     return {p.name: p.default for p in inspect.signature(measure).parameters.values()
             if p.default is not inspect.Parameter.empty}
 
@@ -271,8 +262,6 @@ QUOTE_GONE = {"STALE": "quote no longer in the document",
 
 
 def _quote_words(r):
-    from reportgen.judging.documents import STATES, UNMATCHED
-
     return STATES[UNMATCHED] if r.quote_state == UNMATCHED else QUOTE_GONE[r.status]
 
 

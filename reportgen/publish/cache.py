@@ -5,6 +5,9 @@ The folder is input reportgen did not write in this run: an entry is used only w
 header and MAC hold and its payload has the shape of what reportgen stores there.
 """
 
+import base64
+import binascii
+import datetime
 import hashlib
 import hmac
 import json
@@ -13,6 +16,7 @@ from pathlib import Path
 
 from reportgen import inputs, limits
 from reportgen.atomic import write_atomic
+from reportgen.publish import cachekey
 
 TAG = "CACHEDIR.TAG"
 # Cache Directory Tagging Specification (https://bford.info/cachedir/): backup tools skip the
@@ -36,8 +40,6 @@ OURS = re.compile(r"[a-z0-9][a-z0-9_.-]*-[0-9a-f]{32}\.(json|bin|pdf)|\..+\.tmp"
 def mac(digest, payload_bytes):
     """HMAC-SHA256 of an entry's format, key and payload bytes under the cache key
     (reportgen.publish.cachekey): what is checked is the bytes as stored, before any parsing."""
-    from reportgen.publish import cachekey
-
     message = MAGIC + b" %d " % FORMAT + digest.encode() + b"\0" + payload_bytes
     return hmac.new(cachekey.current(), message, hashlib.sha256).hexdigest()
 
@@ -102,8 +104,6 @@ class Cache:
 
     def _keyed(self):
         """Whether the cache key can be had; without it no entry can be trusted or signed."""
-        from reportgen.publish import cachekey
-
         try:
             cachekey.current()
             return True
@@ -241,8 +241,6 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 def check_run(payload):
     """Why a cached run entry is unfit, or None: {computed_at: ISO time, results: object}."""
-    import datetime
-
     if not isinstance(payload, dict) or set(payload) != {"computed_at", "results"}:
         return "not a run entry"
     if not isinstance(payload["results"], dict):
@@ -258,9 +256,6 @@ def check_run(payload):
 
 def check_figures(payload):
     """Why cached figure entries are unfit, or None: safe slugs, text fields, SVG and PNG data."""
-    import base64
-    import binascii
-
     if not isinstance(payload, list):
         return "not a list of figures"
     slugs = set()

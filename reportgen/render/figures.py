@@ -7,6 +7,8 @@ import functools
 import io
 import re
 
+from reportgen.render.mathtex import mathtext
+
 
 @functools.lru_cache(maxsize=None)
 def _settable(label):
@@ -44,8 +46,6 @@ def _texts(figure):
 def typeset_labels(figure):
     """Titles, axis and tick labels, legends and notes with their plain math (√d_k, ‖J‖_F) as mathtext."""
     from matplotlib.ticker import FixedFormatter, FuncFormatter
-
-    from reportgen.render.mathtex import mathtext
 
     def typeset(label):
         new = mathtext(label)

@@ -22,6 +22,7 @@ from functools import lru_cache
 
 from markupsafe import Markup, escape
 
+from reportgen import safemarkup
 from reportgen.formatting import MATH
 from reportgen.render import formulas
 from reportgen.render.formulas import PX_PER_EM
@@ -216,8 +217,6 @@ def mathml(tex, display=False):
     """MathML for a LaTeX formula (latex2mathml), rebuilt from the MathML allow-list: raw
     markup inside \\text{…}, links and event handlers never reach the page."""
     from latex2mathml.converter import convert
-
-    from reportgen import safemarkup
 
     mode = "block" if display else "inline"
     try:
