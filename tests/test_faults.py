@@ -126,7 +126,8 @@ def test_a_cached_png_claiming_a_vast_image_is_refused():
     import struct
     import zlib
 
-    from reportgen.publish.cache import PNG_MAGIC, check_figures
+    from reportgen.images import PNG_MAGIC
+    from reportgen.publish.cache import check_figures
 
     ihdr = struct.pack(">IIBBBBB", 100_000, 100_000, 8, 6, 0, 0, 0)
     png = PNG_MAGIC + struct.pack(">I", 13) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))

@@ -359,14 +359,14 @@ def test_a_small_animated_logo_still_passes(tmp_path):
 
     from PIL import Image
 
-    from reportgen import logo
+    from reportgen import images
 
     frames = [Image.new("RGB", (64, 32), colour) for colour in ("red", "green", "blue")]
     buffer = io.BytesIO()
     frames[0].save(buffer, "GIF", save_all=True, append_images=frames[1:])
     (tmp_path / "logo.gif").write_bytes(buffer.getvalue())
-    assert logo.read(tmp_path / "logo.gif")[0] == "gif"
-    assert logo.frames("gif", buffer.getvalue()) == [(64, 32)] * 4
+    assert images.read(tmp_path / "logo.gif")[0] == "gif"
+    assert images.frames("gif", buffer.getvalue()) == [(64, 32)] * 4
 
 
 # --- output safe for where it goes ----------------------------------------------------------

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from reportgen import inputs, limits
 from reportgen.atomic import write_atomic
+from reportgen.images import PNG_MAGIC
 from reportgen.publish import cachekey
 
 TAG = "CACHEDIR.TAG"
@@ -236,7 +237,6 @@ class Cache:
 
 SLUG = re.compile(r"[a-z0-9][a-z0-9_-]{0,79}")
 PNG_MAX_SIDE = 8000  # pixels: a report figure at 200 dpi is about 1300 × 600
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 def check_run(payload):

@@ -15,7 +15,7 @@ what WeasyPrint's encode would give: the PDFs are the same bytes, sooner (tests/
 import struct
 import zlib
 
-from reportgen.publish.cache import PNG_MAGIC
+from reportgen.images import PNG_MAGIC
 
 _GREY, _RGB = 0, 2  # PNG colour types with no palette and no alpha channel
 

@@ -1,9 +1,11 @@
-"""The title page's logo: its type sniffed from its bytes, its pixels counted, SVG rebuilt safely.
+"""An image file from outside (the title page's logo): its type sniffed from its bytes, its pixels
+counted, an SVG rebuilt safely.
 
 A text file named .svg holding "<svg" was embedded whole, and a 40000² PNG of 1.5 MB was
 accepted; the logo is embedded in the HTML and both PDFs, so it is checked as an image.
-An input of the build, below every stage: settings checks it when the config loads, and
-render embeds what `read` returns.
+An input of the build, below every stage: settings checks the logo when the config loads,
+render embeds what `read` returns, and the figures' cache and the PDFs' PNG pass know a PNG
+by PNG_MAGIC.
 """
 
 import io
@@ -12,6 +14,7 @@ import warnings
 
 from reportgen import inputs, limits, safemarkup
 
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"  # a PNG file's first eight bytes (PNG specification, §5.2)
 WAY_OUT = "give a local PNG, JPEG, GIF or SVG image, or set logo = \"\""
 
 
@@ -126,7 +129,7 @@ def _decodes(data, count):
 
 def sniff(data):
     """'png', 'jpeg', 'gif' or 'svg+xml' from the first bytes; None for anything else."""
-    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+    if data.startswith(PNG_MAGIC):
         return "png"
     if data.startswith(b"\xff\xd8\xff"):
         return "jpeg"
