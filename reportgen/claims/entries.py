@@ -1,8 +1,9 @@
 """The claims files read into values: each entry's keys, types, lengths and rule checked on its
 own, with one line per problem naming the file and the claim (a ConfigError, exit 2).
 
-What an entry names in other stages' vocabularies (a verdict, a named threshold, a prose
-placeholder's field) is checked by reportgen.judging.catalog, which loads the claims through here.
+A verdict is one of reportgen.model's, below every stage. What an entry names in judging's
+vocabulary (a named threshold, a prose placeholder's field) is checked by
+reportgen.judging.vocabulary, which loads the claims through here.
 """
 
 import re
@@ -14,6 +15,7 @@ from reportgen.claims.fields import (LONGEST, LONGEST_TEXT, MAX_DOCUMENTED_ITEMS
 from reportgen.claims.files import claim_files, default_folder, read
 from reportgen.claims.model import Claim, Document, Unchecked
 from reportgen.errors import ConfigError
+from reportgen.model import VERDICTS
 
 # consistency: a check of a document's own arithmetic on its own numbers (a measured
 # confirmation it is not, and the report counts it apart).
@@ -234,7 +236,7 @@ def _parse(entry, doc, where):
     threshold = entry.get("threshold")
     if "threshold" in entry and not (number(threshold) or isinstance(threshold, str)):
         problems.append(f"{where}: threshold must be a number or a name in reportgen/experiments/thresholds.py")
-    elif rule in ("at_least", "at_most") and "threshold" not in entry:  # a name: reportgen.judging.catalog
+    elif rule in ("at_least", "at_most") and "threshold" not in entry:  # a name: reportgen.judging.vocabulary
         problems.append(f"{where}: rule '{rule}' needs a threshold: a number or one of reportgen/experiments/thresholds.py")
     if rule in ("at_least", "at_most", "interval") and not entry.get("justification"):
         problems.append(f"{where}: rule '{rule}' needs a one-line justification")
@@ -244,6 +246,8 @@ def _parse(entry, doc, where):
     for profile in ("quick", "full"):
         if f"expected_{profile}" in entry:
             expected[profile] = entry[f"expected_{profile}"]
+    problems += [f"{where}: verdict '{v}' is not one of {', '.join(VERDICTS)}"
+                 for v in expected.values() if v not in VERDICTS]
     if problems:
         return None, problems
     value = entry.get("value")

@@ -7,6 +7,7 @@ from reportgen import text
 from reportgen.claims.fields import LONGEST_TEXT
 from reportgen.claims.files import read
 from reportgen.errors import ConfigError
+from reportgen.model import VERDICTS
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,8 @@ def load_findings(claims, folder):
             if any(p.startswith(where) for p in problems):
                 continue
             problems += [f"{where}: names {n}, which is no claim" for n in entry.get("claims", []) if n not in ids]
+            problems += [f"{where}: verdict '{v}' is not one of {', '.join(VERDICTS)}"
+                         for v in entry.get("when", []) if v not in VERDICTS]
             if not any(p.startswith(where) for p in problems):
                 fields = {k: tuple(v) if isinstance(v, list) else v for k, v in entry.items()}
                 (story if kind == "beat" else unsaid).append(cls(**fields))

@@ -1,17 +1,16 @@
-"""The claims catalog, every name it uses checked against judging's vocabulary: its verdicts,
-the named thresholds and the placeholders its prose fills.
+"""The claims catalog, every name it uses checked against judging's vocabulary: the named
+thresholds and the placeholders its prose fills.
 
-reportgen.claims reads the files and checks each entry's shape; a claims file also names
-things whose home is here or in the experiments (a verdict in `expected` or a Findings line's
-`when`, a threshold by name, `{id:field}` in a text). Every build, check and test loads the
-claims through `catalog`, so a misspelt name is one line before any work, as before.
+reportgen.claims reads the files and checks each entry's shape (its verdicts too: they are
+reportgen.model's); a claims file also names things whose home is in judging or the
+experiments (a threshold by name, `{id:field}` in a text). Every build, check and test loads
+the claims through `catalog`, so a misspelt name is one line before any work, as before.
 """
 
 from reportgen import claims
 from reportgen.errors import ConfigError
 from reportgen.experiments.thresholds import THRESHOLDS
 from reportgen.judging.prose import bad_fields, names
-from reportgen.model import VERDICTS
 
 PROSE = ("correct", "note", "boundary")  # a claim's texts that reportgen.judging.prose fills
 
@@ -26,7 +25,7 @@ def catalog(folder=None):
 
 
 def problems(loaded):
-    """One line per verdict, named threshold or placeholder of the catalog that judging has not."""
+    """One line per named threshold or placeholder of the catalog that judging has not."""
     return [*_claim_problems(loaded.claims), *_findings_problems(loaded)]
 
 
@@ -38,8 +37,6 @@ def _claim_problems(all_claims):
         if c.rule in ("at_least", "at_most") and isinstance(c.threshold, str) and c.threshold not in THRESHOLDS:
             out.append(f"{where}: rule '{c.rule}' needs a threshold: a number or one of "
                        "reportgen/experiments/thresholds.py")
-        out += [f"{where}: verdict '{v}' is not one of {', '.join(VERDICTS)}"
-                for v in c.expected.values() if v not in VERDICTS]
         for key in PROSE:
             text = getattr(c, key)
             out += [f"claim {c.id}: '{key}' names {{{i}}}, which is no claim" for i in names(text) if i not in ids]
@@ -58,6 +55,4 @@ def _findings_problems(loaded):
             texts = [v for v in vars(entry).values() if isinstance(v, str)]
             out += [f"{where}: names {n}, which is no claim" for v in texts for n in names(v) if n not in ids]
             out += [f"{where}: {p} is a field reportgen.judging.prose does not fill" for v in texts for p in bad_fields(v)]
-            out += [f"{where}: verdict '{v}' is not one of {', '.join(VERDICTS)}"
-                    for v in getattr(entry, "when", ()) if v not in VERDICTS]
     return out
