@@ -16,7 +16,7 @@ from reportgen.claims.entries import (BOUNDS, DOC_KEYS, DOC_LONGEST, ID, KINDS, 
                                       SEVERITIES, TEXT, load, load_documents, load_unchecked)
 from reportgen.claims.files import default_folder
 from reportgen.claims.findings import load_findings
-from reportgen.claims.model import Catalog, Claim, Document, Unchecked
+from reportgen.claims.records import Catalog, Claim, Document, Unchecked
 
 __all__ = ["BOUNDS", "DOC_KEYS", "DOC_LONGEST", "ID", "KINDS", "ONE_LINE", "OPTIONAL", "REQUIRED", "RULES",
            "SEVERITIES", "TEXT", "Catalog", "Claim", "Document", "Unchecked", "catalog", "default_folder", "load",

@@ -13,7 +13,7 @@ from reportgen import text
 from reportgen.claims.fields import (LONGEST, LONGEST_TEXT, MAX_DOCUMENTED_ITEMS, args_problems, known_key,
                                      number)
 from reportgen.claims.files import claim_files, default_folder, read
-from reportgen.claims.model import Claim, Document, Unchecked
+from reportgen.claims.records import Claim, Document, Unchecked
 from reportgen.errors import ConfigError
 from reportgen.model import VERDICTS
 

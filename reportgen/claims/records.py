@@ -1,4 +1,4 @@
-"""What the claims data holds, as values: a document, a claim, a statement no measurement can
+"""What the claims data holds, as records: a document, a claim, a statement no measurement can
 decide, and the catalog of them all (reportgen.claims.entries reads them from the files)."""
 
 from dataclasses import dataclass, field
