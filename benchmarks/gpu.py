@@ -196,12 +196,12 @@ def _slice_rows(results):
 
 def _verdicts(results):
     """{verdict: count} and the decided claim ids, of the language-model claims judged on `results`."""
-    from reportgen import claims as C
     from reportgen.experiments import EXPERIMENTS
     from reportgen.judging.runs import judge_run
+    from reportgen.judging.vocabulary import catalog
     from reportgen.scheduler import Run
 
-    lm = [c for c in C.load() if c.measure.startswith("lm.")]
+    lm = [c for c in catalog().claims if c.measure.startswith("lm.")]
     judged = judge_run(Run(EXPERIMENTS["lm"], results=results), lm)
     counts = {}
     for j in judged:

@@ -245,8 +245,8 @@ def run(name, config_file, **flags):
     from reportgen.progress import Progress
     from reportgen.terminal import print_tables
 
-    from reportgen.claims import catalog
     from reportgen.experiments import EXPERIMENTS
+    from reportgen.judging.vocabulary import catalog
 
     config = load_config(config_file, only=name, **flags)
     _, sections = run_all(config, Progress(config.quiet), catalog(config.claims or None), EXPERIMENTS)

@@ -1,6 +1,7 @@
 """The build configuration: defaults < config file < command-line flags."""
 
 import os
+import tempfile
 import tomllib
 from dataclasses import replace
 from pathlib import Path
@@ -84,8 +85,6 @@ def unusable_folder(folder, key="output", way_out="choose another --output"):
     for no longer than the check: permission bits say nothing to root, and a read-only
     file system says nothing through them at all.
     """
-    import tempfile
-
     try:
         given = Path(folder)
         dangling = next((p for p in (given, *given.parents) if p.is_symlink() and not p.exists()), None)

@@ -1,12 +1,12 @@
 """The device a build computes on: the --device choice against what this machine has."""
 
+from pathlib import Path
+
 from reportgen.errors import ConfigError
 
 
 def gpu_driver_present():
     """Whether an NVIDIA or ROCm kernel driver is loaded: without one torch can see no GPU."""
-    from pathlib import Path
-
     return any(Path(p).exists() for p in ("/proc/driver/nvidia", "/dev/nvidiactl", "/dev/kfd"))
 
 

@@ -75,13 +75,12 @@ def status(expected, j):
 
 def compare(config, progress, seeds=1, catalog=None, families=None):
     """Rows for every claim of the selected experiments, and the names of failed experiments."""
-    from reportgen import claims
     from reportgen.claims import checks
     from reportgen.experiments import EXPERIMENTS
-    from reportgen.judging import documents
+    from reportgen.judging import documents, vocabulary
     from reportgen.pipeline import open_cache, selected
 
-    catalog = catalog or claims.catalog(config.claims or None)
+    catalog = catalog or vocabulary.catalog(config.claims or None)
     texts = documents.read(catalog, config.documents)
     families = families or EXPERIMENTS
     checks.check(catalog, families, selected(config, families, catalog), config.profile, config.claims or "claims")

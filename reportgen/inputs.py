@@ -9,7 +9,9 @@ not call a regular file, and reads no more than the stated limit (reportgen.limi
 import errno
 import os
 import stat
+from pathlib import Path
 
+from reportgen import limits
 from reportgen.errors import ReportgenError
 
 KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a device", stat.S_IFBLK: "a device",
@@ -87,8 +89,6 @@ def inside(path, folder=None, way_out="copy the file into the folder instead of 
     """`path` when it resolves inside `folder` (default: the folder it is named in); InputRefused
     when a symbolic link (the file's or a folder's on the way) leads out of it: a course's
     documents or claims folder is never a way to read /etc/passwd. A missing file passes."""
-    from pathlib import Path
-
     path = Path(path)
     folder = Path(folder) if folder is not None else path.parent
     try:
@@ -102,8 +102,6 @@ def inside(path, folder=None, way_out="copy the file into the folder instead of 
 
 def depth_checked(value, path, limit=None):
     """`value` (parsed TOML or JSON) when it nests no deeper than `limit`; RecursionError otherwise."""
-    from reportgen import limits
-
     limit = limit or limits.MAX_TOML_DEPTH
     stack = [(value, 1)]
     while stack:

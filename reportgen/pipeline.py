@@ -117,18 +117,18 @@ def remove_leftovers(config, store, families):
 
 def build(config, progress, catalog=None, families=None):
     """The whole build; returns (summary line, failed experiment names)."""
-    from reportgen import claims, liblog, timing, workers
+    from reportgen import liblog, timing, workers
     from reportgen.claims import checks
     from reportgen.device import resolve_device
     from reportgen.experiments import EXPERIMENTS
-    from reportgen.judging import documents
+    from reportgen.judging import documents, vocabulary
     from reportgen.judging.assemble import assemble
     from reportgen.publish import aside, outputs, provenance
     from reportgen.render import report
     from reportgen.render.drawing import Drawer
 
     liblog.route(progress)
-    catalog = catalog or claims.catalog(config.claims or None)
+    catalog = catalog or vocabulary.catalog(config.claims or None)
     texts = documents.read(catalog, config.documents)  # a missing text is bad input, before any work
     families = families or EXPERIMENTS
     checks.check(catalog, families, selected(config, families, catalog), config.profile, config.claims or "claims")

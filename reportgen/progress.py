@@ -9,12 +9,15 @@ lines, each stamped, one per event, with a heartbeat at most every HEARTBEAT_LOG
 import contextlib
 import os
 import sys
+import textwrap
 import threading
 import time
 from dataclasses import dataclass
 
 import click
 
+from reportgen.terminal import console
+from reportgen.text import printable_lines
 from reportgen.timing import about, duration
 
 # The longest silence on a terminal: past a few seconds people take a quiet program for a hung one.
@@ -32,8 +35,6 @@ def color_allowed(stream):
 def _folded(line):
     """A plain line as it is, or folded at word boundaries when COLUMNS sets a width (the
     continuation indented), so a log asked for 80 columns gets none wider."""
-    import textwrap
-
     try:
         width = int(os.environ.get("COLUMNS", ""))
     except ValueError:
@@ -141,14 +142,10 @@ class Progress:
     def console(self):
         """The rich console on this terminal (imported only when there is one)."""
         if self._console is None:
-            from reportgen.terminal import console
-
             self._console = console(self.stream, color=self.color)
         return self._console
 
     def _write(self, text, style=None, label=""):
-        from reportgen.text import printable_lines
-
         text = printable_lines(text)  # a library's log line or a cache's text: no control bytes, no command
         with self._lock:
             self._last = time.perf_counter()

@@ -5,14 +5,17 @@ the end of the list while this one takes them from the front: each family runs s
 single-threaded, so where it runs does not change its numbers, only when the build is done.
 """
 
+import datetime
 import json
 import math
+import os
 import time
+from collections import deque
 from dataclasses import dataclass, replace
 
 from reportgen import workers
 from reportgen.errors import short_traceback
-from reportgen.publish import cache, parts as kept_parts
+from reportgen.publish import cache, keys, parts as kept_parts
 from reportgen.publish.provenance import build_time
 
 
@@ -44,7 +47,7 @@ def cached_run(experiment, config, device, store):
     """(cache key, the Run from the cache or None)."""
     params = experiment.params[config.profile]
     # Thread count can change float reduction order, so it is part of the key.
-    digest = cache.key(experiment, params, config.seed, f"{device}/{config.threads}")
+    digest = keys.run_key(experiment, params, config.seed, f"{device}/{config.threads}")
     entry = store.load(experiment.name, digest, cache.check_run)
     if entry is None:
         return digest, None
@@ -109,8 +112,6 @@ def fresh_run(experiment, digest, results, store, seconds):
     it dated later plain builds too ("built 1970-01-01"). The clock is read once: read twice,
     a second could tick between the entry's time and this build's, so the next build, dated
     by the entry, differed by that second and typeset every PDF again."""
-    import datetime
-
     now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
     if store.store(experiment.name, digest, {"computed_at": now.isoformat(), "results": results}):
         parts = kept_parts.of(experiment, digest, store)
@@ -123,8 +124,6 @@ def fresh_run(experiment, digest, results, store, seconds):
 def workers_for(todo, device):
     """How many processes compute: on a CPU with a core to spare and more than one to run, this
     one and a worker per spare core (reportgen.workers.size), as many as there are experiments."""
-    import os
-
     if len(todo) < 2 or device != "cpu" or (os.cpu_count() or 1) < 2:
         return 1
     return min(len(todo), workers.size() + 1)
@@ -135,8 +134,6 @@ def runs(experiments, config, device, progress, store, looked_up=None, pool=None
 
     `meanwhile`: other work of the build, done in this process while it would only wait for a
     worker (Workers.share; reportgen.render.drawing.Drawer: the figures)."""
-    from collections import deque
-
     ready, todo = looked_up or look_up(experiments, config, device, store)
     yield from ready
     todo = deque(todo)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, make_dataclass
 from pathlib import Path
 
 from reportgen import limits, text
+from reportgen.errors import ReportgenError
 from reportgen.experiments.family import PROFILES
 
 DEVICES = ("auto", "cpu", "cuda")
@@ -187,13 +188,12 @@ class ExistingFolder:
 
 def check_logo(path):
     """The logo path when it names an image reportgen can embed; ValueError otherwise."""
-    from reportgen.errors import ReportgenError
-    from reportgen.render import logo
+    from reportgen import images  # here: its SVG check loads markupsafe and XML, which `--help` never needs
 
     try:
-        logo.read(path)
+        images.read(path)
     except FileNotFoundError:
-        raise ValueError(f"cannot read {path} (it does not exist); {logo.WAY_OUT}") from None
+        raise ValueError(f"cannot read {path} (it does not exist); {images.WAY_OUT}") from None
     except ReportgenError as exc:
         raise ValueError(str(exc)) from None
     return path

@@ -8,6 +8,7 @@ signal taken is never a build that publishes. This module is the record's one ho
 
 import contextlib
 import signal
+import threading
 
 from reportgen.errors import Terminated
 
@@ -75,8 +76,6 @@ def held():
     `record` on the main thread, which may be inside the section. There `record` notes the
     signal and the section raises it as it ends; a worker being spawned meanwhile gets its
     start-up data instead of a closed pipe (and a traceback on the terminal)."""
-    import threading
-
     main = threading.current_thread() is threading.main_thread()
     try:
         old = signal.pthread_sigmask(signal.SIG_BLOCK, set(CAUGHT))

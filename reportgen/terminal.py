@@ -5,12 +5,18 @@ piped, the output holds no control sequence at all. rich is imported here, and t
 module only inside the commands that print, so `reportgen --help` stays instant.
 """
 
+import inspect
 import os
 import sys
+import textwrap
 
 import click
 
+from reportgen.claims.checks import arguments
+from reportgen.experiments import EXPERIMENTS, describe
+from reportgen.judging.documents import STATES, UNMATCHED
 from reportgen.render.wording import words
+from reportgen.text import not_a_command, printable
 
 COLOURS = {"confirmed": "green", "partly": "cyan", "contradicted": "red", "inconclusive": "magenta",
            "unverifiable": "yellow"}
@@ -49,16 +55,12 @@ class Lines:
         self._stream, self._partial = stream, ""
 
     def write(self, data):
-        from reportgen.text import not_a_command
-
         *lines, self._partial = (self._partial + data).split("\n")
         if lines:
             self._stream.write("".join(not_a_command(line) + "\n" for line in lines))
         return len(data)
 
     def flush(self):
-        from reportgen.text import not_a_command
-
         if self._partial:
             self._stream.write(not_a_command(self._partial))
             self._partial = ""
@@ -68,7 +70,8 @@ class Lines:
         return getattr(self._stream, name)
 
 
-def _verdict(text, severity=""):
+def verdict_text(text, severity=""):
+    """A verdict in its colour, with its severity after it."""
     from rich.text import Text
 
     out = Text(text, style=COLOURS.get(text, ""))
@@ -77,8 +80,6 @@ def _verdict(text, severity=""):
 
 def _cells(rows):
     from rich.text import Text
-
-    from reportgen.text import printable
 
     return [[x if isinstance(x, Text) else Text(printable(str(x))) for x in row] for row in rows]
 
@@ -162,8 +163,8 @@ def report_table(table):
     if isinstance(table, tuple):  # a claims table and its verdicts
         table, judged = table
         header = ("quantity", "source", "documented", "measured", "verdict")
-        rows = [(j.claim.label, f"{j.claim.doc} §{j.claim.section}", j.documented, words(j).measured, _verdict(j.verdict))
-                for j in judged]
+        rows = [(j.claim.label, f"{j.claim.doc} §{j.claim.section}", j.documented, words(j).measured,
+                 verdict_text(j.verdict)) for j in judged]
     else:
         from reportgen.render.cells import texts
 
@@ -173,8 +174,6 @@ def report_table(table):
 
 def _wrapped(width):
     """A print function of lines folded at word boundaries to `width`, continued indented."""
-    import textwrap
-
     def say(text, indent=0, more=4):
         click.echo(textwrap.fill(text, width, initial_indent=" " * indent, subsequent_indent=" " * (indent + more),
                                  break_long_words=False, break_on_hyphens=False))
@@ -183,8 +182,6 @@ def _wrapped(width):
 
 def print_experiments():
     """`reportgen list`: each experiment, what it measures and the sections it covers, wrapped."""
-    from reportgen.experiments import describe
-
     say = _wrapped(console().width)
     for name, summary_, covers in describe():
         say(name)
@@ -196,9 +193,6 @@ def print_measures(profile):
     """`reportgen list --measures`: every measure a claim can name, from the declarations the
     build checks claims against: its arguments (with defaults), the grid of an argument that
     has one (on `profile`), what it returns, and the claims tables of its family."""
-    from reportgen.claims.checks import arguments
-    from reportgen.experiments import EXPERIMENTS
-
     say = _wrapped(console().width)
     for experiment in EXPERIMENTS.values():
         measures = experiment.measures()
@@ -220,8 +214,6 @@ def print_measures(profile):
 
 
 def _defaults(measure):
-    import inspect
-
     return {p.name: p.default for p in inspect.signature(measure).parameters.values()
             if p.default is not inspect.Parameter.empty}
 
@@ -260,7 +252,7 @@ def _print_rows(out, rows):
     table_rows = []
     for r in rows:
         row = (MARKS[r.status], f"{r.doc} §{r.section}", r.statement, r.documented, r.measured,
-               _verdict(r.verdict, r.severity))
+               verdict_text(r.verdict, r.severity))
         table_rows.append(row + ((_note(r),) if notes else ()))
     out.print(fitted(out, None, header, table_rows))
 
@@ -270,8 +262,6 @@ QUOTE_GONE = {"STALE": "quote no longer in the document",
 
 
 def _quote_words(r):
-    from reportgen.judging.documents import STATES, UNMATCHED
-
     return STATES[UNMATCHED] if r.quote_state == UNMATCHED else QUOTE_GONE[r.status]
 
 
@@ -309,98 +299,6 @@ def summary(rows, failed):
             + ", ".join(f"{n} {s}" for s, n in sorted(status.items()))
             + f", {unstable} unstable across seeds ({unexplained} not explained as on a boundary)"
             + (f"; FAILED experiments: {', '.join(failed)}" if failed else ""))
-
-
-# --- reportgen diff ----------------------------------------------------------------------
-
-
-def _value(x):
-    """A provenance or results value as plain text: numbers to 6 digits, absent as a dash."""
-    if x is None:
-        return "—"
-    if isinstance(x, float):
-        return f"{x:.6g}"
-    if isinstance(x, (list, dict)):
-        import json
-
-        return json.dumps(x, ensure_ascii=False)
-    return str(x)
-
-
-def _limited(items, limit):
-    """The first `limit` items, and a line saying how many more the JSON has."""
-    more = len(items) - limit
-    return items[:limit], ([f"… and {more} more (see --json)"] if more > 0 else [])
-
-
-def drift_renderables(drift, out):
-    """`reportgen diff` as rich renderables for the console `out`; the first is the line
-    saying whether a verdict changed."""
-    import math
-
-    from reportgen.judging.drift import TEXT_LIMIT
-
-    from reportgen.judging.drift import QUOTE_WORDS
-
-    n = len(drift.verdict_changes)
-    first = f"{n} verdict(s) changed" if n else "no verdict changed"
-    if drift.quote_changes:
-        first += f"; {len(drift.quote_changes)} quote(s) no longer in their documents"
-    parts = [first,
-             f"claims: {drift.checks_compared} matched, {len(drift.checks_added)} added, "
-             f"{len(drift.checks_removed)} removed, measured value changed in {drift.measured_changed}"]
-
-    def table(title, header, items, row):
-        shown, more = _limited(items, TEXT_LIMIT)
-        parts.append(fitted(out, title, header, [row(x) for x in shown]))
-        parts.extend(more)
-
-    old, new = drift.verdict_totals.get("old") or {}, drift.verdict_totals.get("new") or {}
-    if old != new:
-        verdicts = [v for v in COLOURS if v in old or v in new] + sorted((old.keys() | new.keys()) - COLOURS.keys())
-        table("verdict totals", ("verdict", "old", "new"), verdicts,
-              lambda v: (_verdict(v), _value(old.get(v)), _value(new.get(v))))
-    if drift.verdict_changes:
-        table("verdict changes", ("claim", "statement", "verdict", "measured"), drift.verdict_changes,
-              lambda c: (c.id, c.label, f"{c.old} -> {c.new}", f"{c.old_measured or '—'} -> {c.new_measured or '—'}"))
-    if drift.quote_changes:
-        table("quotes that left their documents (update or remove these claims)", ("claim", "statement", "now"),
-              drift.quote_changes, lambda q: (q.id, q.label, QUOTE_WORDS[q.new]))
-    if drift.checks_added:
-        table("claims added", ("claim", "statement", "verdict"), drift.checks_added,
-              lambda c: (c.id, c.label, _verdict(c.verdict)))
-    if drift.checks_removed:
-        table("claims removed (a verdict went missing)", ("claim", "statement", "was"), drift.checks_removed,
-              lambda c: (c.id, c.label, _verdict(c.verdict)))
-    changes = ([(name, "added") for name in drift.experiments_added]
-               + [(name, "removed") for name in drift.experiments_removed]
-               + [(name, f"status {a} -> {b}") for name, a, b in drift.status_changes]
-               + [(name, f"NaN/inf paths {len(a)} -> {len(b)}") for name, a, b in drift.nonfinite_changes])
-    if changes:
-        table("experiments", ("experiment", "change"), changes, lambda c: c)
-
-    parts.append(f"moved beyond their intervals: {len(drift.beyond_ci)} of {drift.intervals_compared} "
-                 "measured values with an interval")
-    if drift.beyond_ci:
-        def moved(m):
-            which = " and ".join(s for s, flag in (("new outside old CI", m.new_outside_old),
-                                                   ("old outside new CI", m.old_outside_new)) if flag)
-            return (m.id, m.label, f"{_value(m.old)} [{_value(m.old_interval[0])}, {_value(m.old_interval[1])}]",
-                    f"{_value(m.new)} [{_value(m.new_interval[0])}, {_value(m.new_interval[1])}]", which)
-        table(None, ("claim", "statement", "old [interval]", "new [interval]", "which"), drift.beyond_ci, moved)
-
-    parts.append(f"results numbers: {drift.leaves_changed} of {drift.leaves_compared} changed (relative change > "
-                 f"{drift.rel_tol:g}), {len(drift.leaves_added)} added, {len(drift.leaves_removed)} removed")
-    if drift.largest:
-        table("largest relative changes", ("experiment", "path", "old", "new", "relative change"), drift.largest,
-              lambda c: (c.experiment, c.path, _value(c.old), _value(c.new),
-                         "non-finite / type change" if math.isinf(c.rel) else f"{c.rel:.3g}"))
-    if drift.provenance:
-        table("provenance differences (they may explain the drift)", ("key", "old", "new"), drift.provenance,
-              lambda p: (p[0], _value(p[1]), _value(p[2])))
-    else:
-        parts.append("provenance: identical")
-    return parts
 
 
 def print_renderables(items, out):

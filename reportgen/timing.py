@@ -11,7 +11,7 @@ the typical time below.
 import hashlib
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 KINDS = ("cold", "cached")
 # A stage never timed on this machine: one cold build of each profile on the 2-core
@@ -146,8 +146,6 @@ def remember(config, device, store, measured):
 
 def full_on_cpu(config, store):
     """(low, high) seconds of a full build on the CPU: a standard cold build's × 10 … 100."""
-    from dataclasses import replace
-
     from reportgen.experiments import EXPERIMENTS
 
     standard = load(replace(config, profile="standard"), "cpu", store)

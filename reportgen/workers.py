@@ -19,12 +19,21 @@ executor shut down without waiting leaves its wake-up pipe closed for the interp
 hook ("Bad file descriptor"). `submit` and `stop_now` prevent them.
 """
 
+import collections
+import contextlib
+import ctypes
 import multiprocessing
 import os
+import queue
+import signal
 import threading
+import time
+from concurrent.futures import Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
 from reportgen import signals
+from reportgen.experiments import EXPERIMENTS
+from reportgen.plotting import shared_config_dir
 
 
 class Unknown(KeyError):
@@ -33,8 +42,6 @@ class Unknown(KeyError):
 
 def registered(name):
     """Worker side: the registered experiment `name`; `Unknown` when this process lacks it."""
-    from reportgen.experiments import EXPERIMENTS
-
     try:
         return EXPERIMENTS[name]
     except KeyError:
@@ -133,11 +140,6 @@ class Workers:
         per worker: each is that worker's first job, waited for before it takes another (so no
         job queues behind it), and yielded as the others are.
         """
-        import collections
-        import queue
-        import threading
-        from concurrent.futures import wait
-
         todo, lock, begun = collections.deque(jobs), threading.Lock(), list(begun)
         finished = queue.Queue()  # (job, its worker's Future, or None: do it here); None as each feeder ends
         stopping, ended = threading.Event(), threading.Event()  # ended: every feeder's None was taken
@@ -223,15 +225,13 @@ class Workers:
         object) kept a finished build waiting 0.6-0.8 s. The worker's exit handlers do not run:
         the one that mattered was Matplotlib's, which removes the temporary config folder it
         makes where its own is not writable; the build gives the workers one of its own first
-        (reportgen.render.figures.shared_config_dir)."""
+        (reportgen.plotting.shared_config_dir)."""
         if self.executor is not None:
             stop_now(self.executor)
 
 
 def done_here(fn, *args):
     """A done Future of fn(*args) run here: its value, or the exception it raised."""
-    from concurrent.futures import Future
-
     future = Future()
     try:
         future.set_result(fn(*args))
@@ -246,17 +246,11 @@ def _started():
 
 def owned(workers):
     """`workers` as a context the caller does not end, or a fresh `Workers` it does."""
-    import contextlib
-
     return contextlib.nullcontext(workers) if workers is not None else Workers()
 
 
 def pool(workers=2):
     """Spawned worker processes that end with the build, however it ends."""
-    from concurrent.futures import ProcessPoolExecutor
-
-    from reportgen.render.figures import shared_config_dir
-
     shared_config_dir()  # set in the environment the workers inherit, removed when this process exits
     context = multiprocessing.get_context("spawn")  # no fork after torch's threads start
     return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_start,
@@ -272,11 +266,6 @@ def _worker_start(parent):
     when the parent dies (prctl PR_SET_PDEATHSIG); elsewhere, and as a fallback, a thread
     notices the worker was re-parented and exits.
     """
-    import ctypes
-    import signal
-    import threading
-    import time
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})

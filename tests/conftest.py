@@ -64,7 +64,7 @@ def quick_results(name):
 @functools.cache
 def judged_claims(name):
     """{claim id: Judged} of a family's claims on its quick results."""
-    from reportgen.claims import catalog
+    from reportgen.judging.vocabulary import catalog
     from reportgen.experiments import EXPERIMENTS
     from reportgen.judging.runs import judge_run
     from reportgen.scheduler import Run

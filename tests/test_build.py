@@ -76,15 +76,15 @@ def test_figure_files_match_the_report(quick_build):
         assert data.startswith(b"\x89PNG\r\n\x1a\n") and b"tIME" not in data, name
     for name, data in svgs.items():
         assert b"<dc:date>" not in data, name
-    from reportgen.claims import catalog
+    from reportgen.judging.vocabulary import catalog
     from reportgen.judging.runs import documented_numbers
-    from reportgen.publish import cache
+    from reportgen.publish import cache, keys
 
     store = cache.Cache(quick_build.cache)
     for name, experiment in EXPERIMENTS.items():
         drawn = {n for n in svgs if n.startswith(f"{name}/")}
         results = quick_build.results["experiments"][name]["results"]
-        digest = cache.figures_key(experiment, results, documented_numbers(catalog().of_family(name)))
+        digest = keys.figures_key(experiment, results, documented_numbers(catalog().of_family(name)))
         entries = store.load(f"{name}.figures", digest, cache.check_figures)
         assert entries is not None, name  # an experiment without figures caches its empty list
         assert {f"{name}/{e['slug']}.svg" for e in entries} == drawn
@@ -244,7 +244,7 @@ def test_experiment_tables_and_figures(name, quick_build):
     import matplotlib.pyplot as plt
     import matplotlib.text
 
-    from reportgen.claims import catalog
+    from reportgen.judging.vocabulary import catalog
     from reportgen.judging.runs import documented_numbers
 
     e = EXPERIMENTS[name]
@@ -457,7 +457,7 @@ def draw_variance(tmp_path, executor, formats=("html", "pdf")):
     """Submit the session's quick variance results to a Drawer running on `executor`."""
     from conftest import quick_results
 
-    from reportgen.claims import catalog
+    from reportgen.judging.vocabulary import catalog
     from reportgen.config import BuildConfig
     from reportgen.judging.runs import documented_numbers
     from reportgen.render.drawing import Drawer
@@ -516,7 +516,7 @@ def test_a_waiting_job_is_drawn_here_while_this_process_would_wait(tmp_path):
     """Drawer.here(): what the experiments' scheduler calls while it waits for a worker."""
     from conftest import quick_results
 
-    from reportgen.claims import catalog
+    from reportgen.judging.vocabulary import catalog
     from reportgen.config import BuildConfig
     from reportgen.judging.runs import documented_numbers
     from reportgen.publish.cache import Cache
@@ -542,7 +542,7 @@ def test_a_job_handed_to_a_worker_that_is_lost_is_drawn_here(tmp_path):
 
     from conftest import quick_results
 
-    from reportgen.claims import catalog
+    from reportgen.judging.vocabulary import catalog
     from reportgen.config import BuildConfig
     from reportgen.judging.runs import documented_numbers
     from reportgen.publish.cache import Cache

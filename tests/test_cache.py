@@ -7,7 +7,7 @@ import pytest
 
 from conftest import PDF_FAMILY, describe, invoke, pdf_supported
 from reportgen.experiments import EXPERIMENTS
-from reportgen.publish import cache
+from reportgen.publish import cache, keys
 
 QUICK_HTML = ["build", "--profile", "quick", "--format", "html", "--only", "variance"]
 # Where any family shows the cache's behaviour and a run is repeated: temperature runs in 0.3 s
@@ -41,7 +41,7 @@ def test_second_build_runs_nothing(warm_dir, quick_build):
 def test_no_cache_reruns(warm_dir, quick_build):
     """--no-cache runs the experiment again and refreshes its entry."""
     experiment = EXPERIMENTS[RERUN]
-    digest = cache.key(experiment, experiment.params["quick"], 0, "cpu/1")
+    digest = keys.run_key(experiment, experiment.params["quick"], 0, "cpu/1")
     cache.Cache(warm_dir / ".reportgen-cache").store(RERUN, digest, {"stale": True})
     (entry,) = result_entries(warm_dir, RERUN)
     result = invoke([*RERUN_HTML, "--no-cache"], warm_dir)
@@ -54,7 +54,7 @@ def test_no_cache_reruns(warm_dir, quick_build):
 def test_planted_entry_is_used(warm_dir):
     """The cache is really read: a valid entry with other numbers shows up in results.json."""
     experiment = EXPERIMENTS["variance"]
-    digest = cache.key(experiment, experiment.params["quick"], 0, "cpu/1")
+    digest = keys.run_key(experiment, experiment.params["quick"], 0, "cpu/1")
     folder = warm_dir / ".reportgen-cache"
     data = cache.Cache(folder).load("variance", digest)
     data["results"]["sweep"][0]["var"] = 123.25
@@ -73,7 +73,7 @@ def test_corrupted_entry_is_recomputed(warm_dir, quick_build):
     assert "ran 1 of 1, 0 from cache" in result.stdout
     assert experiment_entry(warm_dir, RERUN) == quick_build.results["experiments"][RERUN]
     experiment = EXPERIMENTS[RERUN]
-    digest = cache.key(experiment, experiment.params["quick"], 0, "cpu/1")
+    digest = keys.run_key(experiment, experiment.params["quick"], 0, "cpu/1")
     stored = cache.Cache(warm_dir / ".reportgen-cache").load(RERUN, digest)
     assert stored["results"] == experiment_entry(warm_dir, RERUN)["results"]
 
@@ -94,9 +94,9 @@ def test_changed_seed_is_a_miss(warm_dir, quick_build):
 def test_changed_profile_is_a_miss(warm_dir):
     """Another profile's parameters miss the cache (checked on the key, no run)."""
     experiment = EXPERIMENTS["variance"]
-    quick = cache.key(experiment, experiment.params["quick"], 0, "cpu/1")  # device/threads
+    quick = keys.run_key(experiment, experiment.params["quick"], 0, "cpu/1")  # device/threads
     assert (warm_dir / ".reportgen-cache" / f"variance-{quick}.json").is_file()
-    assert cache.key(experiment, experiment.params["standard"], 0, "cpu") != quick
+    assert keys.run_key(experiment, experiment.params["standard"], 0, "cpu") != quick
 
 
 def test_key_follows_the_run_code_and_nothing_else(tmp_path, monkeypatch):
@@ -115,7 +115,7 @@ def test_key_follows_the_run_code_and_nothing_else(tmp_path, monkeypatch):
     import keyfam
 
     family = keyfam.EXPERIMENT
-    key = lambda: cache.key(family, family.params["quick"], 0, "cpu/1")  # noqa: E731
+    key = lambda: keys.run_key(family, family.params["quick"], 0, "cpu/1")  # noqa: E731
     before = key()
     for role in ("measures.py", "tables.py", "figures.py"):
         (package / role).write_text((package / role).read_text() + "\n# a caption or margin changed\n")
@@ -151,12 +151,12 @@ def test_key_depends_on_every_input():
     """The key changes with seed, params and device, and is stable otherwise."""
     experiment = EXPERIMENTS["variance"]
     params = experiment.params["quick"]
-    base = cache.key(experiment, params, 0, "cpu")
-    assert base == cache.key(experiment, params, 0, "cpu")
+    base = keys.run_key(experiment, params, 0, "cpu")
+    assert base == keys.run_key(experiment, params, 0, "cpu")
     others = {
-        cache.key(experiment, params, 1, "cpu"),
-        cache.key(experiment, params, 0, "cuda"),
-        cache.key(experiment, experiment.params["full"], 0, "cpu"),
+        keys.run_key(experiment, params, 1, "cpu"),
+        keys.run_key(experiment, params, 0, "cuda"),
+        keys.run_key(experiment, experiment.params["full"], 0, "cpu"),
     }
     assert base not in others and len(others) == 3
 

@@ -11,6 +11,7 @@ from reportgen import claims
 from reportgen.claims import expected
 from reportgen.errors import ConfigError
 from reportgen.experiments import EXPERIMENTS
+from reportgen.judging import vocabulary
 
 SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
 
@@ -22,7 +23,7 @@ def seed_text(doc):
 
 @pytest.fixture(scope="module")
 def catalog():
-    return claims.catalog()
+    return vocabulary.catalog()
 
 
 # --- the data ------------------------------------------------------------------------
@@ -97,7 +98,7 @@ def test_bad_claims_data_is_one_error_naming_the_claim(tmp_path, entry, words):
     lines = ["[[claim]]"] + [f"{k} = {json.dumps(v)}" for k, v in {**base, **entry}.items()]
     (folder / "900.toml").write_text("\n".join(lines) + "\n")
     with pytest.raises(ConfigError, match=words):
-        claims.load(folder)
+        vocabulary.catalog(folder)  # a verdict, a threshold's name, a placeholder: judging's words
 
 
 @pytest.mark.parametrize("text", ['claim = "x"', "claim = [1]", 'not_checkable = "x"'])
@@ -107,7 +108,7 @@ def test_a_claims_file_whose_tables_are_not_tables_is_one_error(tmp_path, text):
     (folder / "documents.toml").write_text('[[document]]\nid = "900"\ntitle = "T"\n')
     (folder / "900.toml").write_text(text + "\n")
     with pytest.raises(ConfigError, match=r"900.toml: '(claim|not_checkable)' must be \[\["):
-        claims.catalog(folder)
+        vocabulary.catalog(folder)
 
 
 def test_a_listed_document_without_its_claims_file_is_an_error(tmp_path):

@@ -232,14 +232,13 @@ class MemoryCache:
 def test_a_quote_that_never_matched_is_not_an_error_fixed(tmp_path):
     """`q·k` quoted from a text that writes `q \\cdot k` never matched: it is "not found", never
     FIXED; a quote found by an earlier build and gone now is "no longer in the document"."""
-    from reportgen import claims
-    from reportgen.judging import documents
+    from reportgen.judging import documents, vocabulary
 
     folder = course(tmp_path / "course")
     note = folder / "documents" / "lecture5.md"
     note.write_text(NOTE.replace("Its standard deviation is", "Its standard deviation $q \\cdot k$ is"), encoding="utf-8")
     bad(folder, "Its standard deviation is therefore 64 as well.", "Its standard deviation q·k is therefore 64 as well.")
-    catalog = claims.catalog(folder / "claims")
+    catalog = vocabulary.catalog(folder / "claims")
     store = MemoryCache()
     states = documents.looked_up(catalog, documents.read(catalog, folder / "documents"), "claims", store)
     assert states["lecture5.std-dk64"] == documents.UNMATCHED

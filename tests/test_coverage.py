@@ -20,13 +20,8 @@ import pytest
 from reportgen.experiments.gradients.measures import dk_ratio
 from reportgen.experiments.gradients.params import PARAMS as GRADIENTS
 from reportgen.experiments.stats import level_z, mean_interval, quantile_range, student_t, wilson_interval
-from reportgen.experiments.variance.measures import (
-    kurtosis_interval,
-    unit_interval,
-    var_growth_exponent,
-    var_interval,
-    var_ratio_worst,
-)
+from reportgen.experiments.variance.intervals import kurtosis_interval, unit_interval, var_interval
+from reportgen.experiments.variance.measures import var_growth_exponent, var_ratio_worst
 from reportgen.experiments.variance.params import DOC_RANGE_PAIRS, PARAMS as VARIANCE
 from reportgen.experiments.worked.params import PARAMS as WORKED
 

@@ -13,7 +13,7 @@ import pytest
 from conftest import describe, invoke
 from reportgen import claims, config, factcheck
 from reportgen.errors import ConfigError
-from reportgen.judging import documents, drift
+from reportgen.judging import documents, drift, vocabulary
 from reportgen.model import Judged, Outcome, Reason
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,7 +38,7 @@ def edit(course, old, new):
 
 
 def test_course_quotes_are_found_until_the_document_changes(course):
-    catalog = claims.catalog(course / "claims")
+    catalog = vocabulary.catalog(course / "claims")
     assert [c.id for c in catalog.claims] == ["week3.var-dk64", "week3.std-dk64", "week3.scaled-var"]
     texts = documents.read(catalog, course / "notes")
     assert texts["week3"].file == "week3.md" and texts["week3"].text is not None
@@ -56,7 +56,7 @@ def test_a_gone_quote_of_an_error_is_an_error_fixed():
 
 
 def test_provenance_names_each_document_by_title_and_hash(course):
-    catalog = claims.catalog(course / "claims")
+    catalog = vocabulary.catalog(course / "claims")
     before = documents.provenance(documents.read(catalog, course / "notes"))["week3"]
     assert before["title"] == "Week 3: Why attention divides by √d_k" and before["text"] == "read"
     edit(course, STD_SENTENCE, "Its standard deviation is therefore 8.")
@@ -66,7 +66,7 @@ def test_provenance_names_each_document_by_title_and_hash(course):
 
 def test_the_built_in_documents_are_not_looked_up_without_their_texts():
     """The five built-in texts are not shipped: their quotes are not looked up, their recorded hash is cited."""
-    catalog = claims.catalog()
+    catalog = vocabulary.catalog()
     texts = documents.read(catalog, "")
     assert all(t.text is None and len(t.sha256) == 64 for t in texts.values())
     assert set(documents.quotes(catalog, texts).values()) == {documents.UNREAD}
@@ -75,7 +75,7 @@ def test_the_built_in_documents_are_not_looked_up_without_their_texts():
 @pytest.mark.skipif(not SEEDS.is_dir(), reason="the source documents (../shared/seeds) are not here")
 def test_the_built_in_documents_found_by_id_in_a_documents_folder():
     """documents = the seeds folder: each built-in text is NNN_*.txt there, every quote is in it."""
-    catalog = claims.catalog()
+    catalog = vocabulary.catalog()
     texts = documents.read(catalog, SEEDS)
     recorded = documents.read(catalog, "")
     assert {d: t.sha256 for d, t in texts.items()} == {d: t.sha256 for d, t in recorded.items()}
@@ -85,13 +85,13 @@ def test_the_built_in_documents_found_by_id_in_a_documents_folder():
 def test_a_missing_text_is_bad_input(course):
     (course / "notes" / "week3.md").unlink()
     with pytest.raises(ConfigError, match="no text for document week3"):
-        documents.read(claims.catalog(course / "claims"), course / "notes")
+        documents.read(vocabulary.catalog(course / "claims"), course / "notes")
 
 
 def test_a_text_that_is_not_utf8_is_bad_input(course):
     (course / "notes" / "week3.md").write_bytes(b"\xff\xfe not text")
     with pytest.raises(ConfigError, match="not UTF-8"):
-        documents.read(claims.catalog(course / "claims"), course / "notes")
+        documents.read(vocabulary.catalog(course / "claims"), course / "notes")
 
 
 @pytest.mark.parametrize("entry, words", [
@@ -111,7 +111,7 @@ def test_a_course_claim_is_validated_like_a_built_in_one(course):
     path = course / "claims" / "week3.toml"
     path.write_text(path.read_text().replace('rule = "interval"', 'rule = "intervall"', 1))
     with pytest.raises(ConfigError, match="rule 'intervall' is not one of"):
-        claims.catalog(course / "claims")
+        vocabulary.catalog(course / "claims")
 
 
 def test_documents_and_claims_settings_are_folders(tmp_path, monkeypatch):

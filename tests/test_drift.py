@@ -16,7 +16,8 @@ def as_text(result, width=200):
     """What `reportgen diff` prints for `result` in a terminal `width` columns wide, without colour."""
     import io
 
-    from reportgen.terminal import console, drift_renderables, print_renderables
+    from reportgen.diff_command import drift_renderables
+    from reportgen.terminal import console, print_renderables
 
     out = console(io.StringIO(), color=False, width=width)
     print_renderables(drift_renderables(result, out), out)

@@ -9,7 +9,7 @@ from test_judge import make as judge_claim
 from reportgen import claims
 from reportgen.errors import ConfigError
 from reportgen.experiments.measure import Measurement
-from reportgen.judging import judge, prose
+from reportgen.judging import judge, prose, vocabulary
 from reportgen.model import Ref
 from reportgen.render.wording import NOT_MEASURED, TOO_FEW, prose as said, words
 
@@ -118,11 +118,11 @@ def test_findings_prose_names_only_claims_that_exist(tmp_path):
     (folder / "findings.toml").write_text(findings.replace("001.grad-norm-dk64-n64", "001.grad-norm-renamed"),
                                           encoding="utf-8")
     with pytest.raises(ConfigError, match="001.grad-norm-renamed, which is no claim"):
-        claims.catalog(folder)
+        vocabulary.catalog(folder)
 
 
 def test_every_beat_and_correction_names_real_claims():
-    catalog = claims.catalog()
+    catalog = vocabulary.catalog()
     ids = {c.id for c in catalog.claims}
     assert catalog.story and catalog.unsaid
     for beat in catalog.story:

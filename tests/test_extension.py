@@ -5,6 +5,7 @@ import textwrap
 from pathlib import Path
 
 from reportgen import claims, config, pipeline
+from reportgen.judging import vocabulary
 from reportgen.progress import Progress
 
 FAMILY = {
@@ -59,7 +60,7 @@ FAMILY = {
     ''',
     "figures.py": '''
         from reportgen.experiments.family import Figure
-        from reportgen.render.figures import subplots
+        from reportgen.plotting import subplots
 
 
         def figures(results, documented):
@@ -101,7 +102,7 @@ def test_new_document_claim_and_family_build(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     import tinyfam
 
-    catalog = claims.catalog(folder)
+    catalog = vocabulary.catalog(folder)
     (claim,) = catalog.claims
     assert claims.quote_found(claim.quote, document)
     cfg = config.load(None, {"profile": "quick", "format": "html", "output": str(tmp_path / "out")})

@@ -36,7 +36,7 @@ from conftest import (
 
 from reportgen import atomic
 from reportgen.experiments import EXPERIMENTS
-from reportgen.publish import cache
+from reportgen.publish import cache, keys
 from reportgen.publish.outputs import JOURNAL, MANIFEST
 
 HTML = ["build", "--profile", "quick", "--only", "variance", "--format", "html"]
@@ -126,7 +126,8 @@ def test_a_cached_png_claiming_a_vast_image_is_refused():
     import struct
     import zlib
 
-    from reportgen.publish.cache import PNG_MAGIC, check_figures
+    from reportgen.images import PNG_MAGIC
+    from reportgen.publish.cache import check_figures
 
     ihdr = struct.pack(">IIBBBBB", 100_000, 100_000, 8, 6, 0, 0, 0)
     png = PNG_MAGIC + struct.pack(">I", 13) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
@@ -185,7 +186,7 @@ def test_corrupted_cached_pdf_is_never_published(pdf_build_dir, damage):
 )
 def test_invalid_run_entry_is_recomputed_with_one_warning(warm_dir, payload, reason):
     experiment = EXPERIMENTS["worked"]
-    digest = cache.key(experiment, experiment.params["quick"], 0, "cpu/1")
+    digest = keys.run_key(experiment, experiment.params["quick"], 0, "cpu/1")
     plant(warm_dir / ".reportgen-cache", "worked", digest, payload)
     result = invoke(RUN, warm_dir)
     assert_clean(result)
@@ -197,7 +198,7 @@ def test_invalid_run_entry_is_recomputed_with_one_warning(warm_dir, payload, rea
 
 def test_deeply_nested_entry_is_a_miss(warm_dir):
     experiment = EXPERIMENTS["worked"]
-    digest = cache.key(experiment, experiment.params["quick"], 0, "cpu/1")
+    digest = keys.run_key(experiment, experiment.params["quick"], 0, "cpu/1")
     deep = "[" * 100_000 + "]" * 100_000
     body = deep.encode()
     header = b"reportgen-cache %d %s %s\n" % (cache.FORMAT, digest.encode(), cache.mac(digest, body).encode())

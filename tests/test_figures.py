@@ -5,11 +5,12 @@ import io
 import numpy as np
 from PIL import Image
 
+from reportgen import plotting
 from reportgen.render import figures
 
 
 def _figure(transparent=False):
-    fig, ax = figures.subplots(height=1.4)  # the report's style: savefig.dpi 200, tight boxes
+    fig, ax = plotting.subplots(height=1.4)  # the report's style: savefig.dpi 200, tight boxes
     for seed in range(3):
         ax.plot(np.random.default_rng(seed).standard_normal(50).cumsum(), label=str(seed))
     ax.legend()

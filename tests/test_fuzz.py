@@ -27,6 +27,7 @@ from conftest import describe, invoke, snapshot  # noqa: E402
 from reportgen import claims, config  # noqa: E402
 from reportgen.errors import ConfigError  # noqa: E402
 from reportgen.experiments import EXPERIMENTS  # noqa: E402
+from reportgen.judging import vocabulary  # noqa: E402
 from reportgen.publish import cache  # noqa: E402
 
 EXAMPLES = int(os.environ.get("REPORTGEN_FUZZ_EXAMPLES", "0"))
@@ -132,7 +133,7 @@ def test_any_claims_folder_is_a_catalog_or_one_config_error(entries, documents, 
         (folder / "documents.toml").write_text(documents_file if raw is None else raw, errors="surrogatepass")
         (folder / "900.toml").write_text(claims_file, errors="surrogatepass")
         try:
-            catalog = claims.catalog(folder)
+            catalog = vocabulary.catalog(folder)
         except ConfigError as exc:
             assert str(exc).strip()
             return

@@ -7,7 +7,7 @@ import pytest
 import torch
 from conftest import judged_claims, run_experiment
 
-from reportgen.claims import catalog
+from reportgen.judging.vocabulary import catalog
 from reportgen.experiments.gradients import EXPERIMENT
 from reportgen.experiments.gradients import run as G
 from reportgen.experiments.gradients.measures import MEASURES

@@ -17,7 +17,8 @@ from html.parser import HTMLParser
 import pytest
 
 from reportgen import limits
-from reportgen.render import mathtex, safemarkup
+from reportgen import safemarkup
+from reportgen.render import mathtex
 from tests.conftest import describe, invoke
 
 INJECTIONS = [

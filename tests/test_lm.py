@@ -8,7 +8,7 @@ import pytest
 import torch
 from conftest import quick_results
 
-from reportgen.claims import catalog
+from reportgen.judging.vocabulary import catalog
 from reportgen.experiments.lm import EXPERIMENT, battery, battery_measures, corpus, model, optimize, stacks
 from reportgen.experiments.lm import measures as M
 from reportgen.experiments.lm import run as R

@@ -16,9 +16,9 @@ import re
 
 import pytest
 
-from reportgen import claims
 from reportgen.experiments import EXPERIMENTS
 from reportgen.experiments.thresholds import THRESHOLDS
+from reportgen.judging import vocabulary
 from reportgen.judging.prose import PLACEHOLDER
 
 TEXTS = ("correct", "note", "boundary", "label")
@@ -89,7 +89,7 @@ def _setup_numbers():
 
 @pytest.fixture(scope="module")
 def catalog():
-    return claims.catalog()
+    return vocabulary.catalog()
 
 
 def _allowed(claim, by_id, per_doc, setup):

@@ -8,7 +8,7 @@ wrote for the quick profile.
 import pytest
 from conftest import judged_claims
 
-from reportgen.claims import catalog
+from reportgen.judging.vocabulary import catalog
 from reportgen.render.wording import words
 
 FAMILIES = ("saturation", "temperature", "gradients", "training", "lm")

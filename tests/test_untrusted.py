@@ -20,6 +20,7 @@ from test_build import fake_experiment
 from reportgen import claims, limits
 from reportgen.errors import ConfigError
 from reportgen.experiments import EXPERIMENTS
+from reportgen.judging import vocabulary
 from reportgen.publish import cache
 
 RUN = ["build", "--profile", "quick", "--only", "worked", "--format", "html"]
@@ -358,14 +359,14 @@ def test_a_small_animated_logo_still_passes(tmp_path):
 
     from PIL import Image
 
-    from reportgen.render import logo
+    from reportgen import images
 
     frames = [Image.new("RGB", (64, 32), colour) for colour in ("red", "green", "blue")]
     buffer = io.BytesIO()
     frames[0].save(buffer, "GIF", save_all=True, append_images=frames[1:])
     (tmp_path / "logo.gif").write_bytes(buffer.getvalue())
-    assert logo.read(tmp_path / "logo.gif")[0] == "gif"
-    assert logo.frames("gif", buffer.getvalue()) == [(64, 32)] * 4
+    assert images.read(tmp_path / "logo.gif")[0] == "gif"
+    assert images.frames("gif", buffer.getvalue()) == [(64, 32)] * 4
 
 
 # --- output safe for where it goes ----------------------------------------------------------
@@ -535,7 +536,7 @@ def test_bad_findings_toml_is_one_line(tmp_path, findings, words):
     folder = claims_folder(tmp_path)
     (folder / "findings.toml").write_text(findings)
     with pytest.raises(ConfigError, match=words):
-        claims.catalog(folder)
+        vocabulary.catalog(folder)
 
 
 @pytest.mark.parametrize("kind", ["link", "file", "foreign"])

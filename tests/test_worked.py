@@ -6,10 +6,10 @@ import math
 import pytest
 from conftest import judged_claims, quick_results
 
-from reportgen import claims, experiments
+from reportgen import experiments
 from reportgen.experiments.family import ClaimTable
 from reportgen.experiments.worked import params, run, tables
-from reportgen.judging import judge
+from reportgen.judging import judge, vocabulary
 from reportgen.render.wording import words
 
 
@@ -135,7 +135,7 @@ def test_summary_verdicts(judged):
 def test_every_claim_has_its_table_slot(results):
     """Each worked claim names a ClaimTable of the layout, and every slot shows at least one claim."""
     slots = {t.slug for t in run_tables(results) if isinstance(t, ClaimTable)}
-    named = {c.table for c in claims.catalog().of_family("worked")}
+    named = {c.table for c in vocabulary.catalog().of_family("worked")}
     assert named == slots
 
 
@@ -185,7 +185,7 @@ def test_pointers_name_real_sections():
 def test_pointed_to_sections_check_the_statement():
     """A statement listed as checked elsewhere has a claim of its document section in that family."""
     families = {e.title: e.name for e in experiments.EXPERIMENTS.values()}
-    catalog = claims.catalog()
+    catalog = vocabulary.catalog()
     for source, statement, place in tables.ELSEWHERE:
         name = families[place.partition(" › ")[0]]
         cited = {(c.doc, c.section) for c in catalog.of_family(name)}

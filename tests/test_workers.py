@@ -295,7 +295,7 @@ def test_matplotlib_gets_one_config_folder_where_its_own_is_not_writable(tmp_pat
     import os
     import tempfile
 
-    from reportgen.render.figures import shared_config_dir
+    from reportgen.plotting import shared_config_dir
 
     monkeypatch.delenv("MPLCONFIGDIR", raising=False)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))

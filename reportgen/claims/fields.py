@@ -5,6 +5,7 @@ file is input, and a value no measure, page or log can take is one line naming t
 key and the way out (exit 2), never a failure after the whole run.
 """
 
+import difflib
 import math
 import re
 
@@ -27,8 +28,6 @@ def number(value):
 
 def known_key(key, choices):
     """"(did you mean 'x'?)" naming the nearest key, or ""."""
-    import difflib
-
     near = difflib.get_close_matches(str(key), list(choices), n=1)
     return f" (did you mean '{near[0]}'?)" if near else f" (known keys: {', '.join(choices)})"
 

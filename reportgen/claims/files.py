@@ -1,6 +1,8 @@
 """A claims folder's files: which belong to a document, and each read as TOML, bounded."""
 
 import tomllib
+from importlib import resources
+from pathlib import Path
 
 from reportgen import inputs, limits
 from reportgen.errors import ConfigError
@@ -28,3 +30,8 @@ def read(path):
         raise ConfigError(f"claims data: {path} is not valid TOML ({exc}); fix the file") from None
     except OSError as exc:
         raise ConfigError(f"claims data: cannot read {path}: {exc.strerror or exc}") from None
+
+
+def default_folder():
+    """The package's own claims folder."""
+    return Path(str(resources.files("reportgen.claims")))

@@ -3,9 +3,10 @@
 from dataclasses import dataclass
 from pathlib import Path
 
+from reportgen import text
+from reportgen.claims.fields import LONGEST_TEXT
 from reportgen.claims.files import read
 from reportgen.errors import ConfigError
-from reportgen.judging.prose import bad_fields, names
 from reportgen.model import VERDICTS
 
 
@@ -41,9 +42,6 @@ _UNSAID_KEYS = {"claims": True, "when": True, "text": True}
 
 def _typed(entry, where):
     """Texts that are one short paragraph without control characters; lists of short names."""
-    from reportgen import text
-    from reportgen.claims.fields import LONGEST_TEXT
-
     problems = []
     for key, value in entry.items():
         if key in ("claims", "when"):
@@ -59,7 +57,8 @@ def _typed(entry, where):
 
 
 def load_findings(claims, folder):
-    """(story, unsaid) from `folder`'s `findings.toml`; every id and placeholder it names is checked."""
+    """(story, unsaid) from `folder`'s `findings.toml`; every claim it lists is checked (the
+    placeholders of its texts are judging's vocabulary: reportgen.judging.catalog checks them)."""
     path = Path(folder) / "findings.toml"
     if not path.is_file():
         return (), ()
@@ -77,10 +76,7 @@ def load_findings(claims, folder):
             problems += _typed(entry, where)
             if any(p.startswith(where) for p in problems):
                 continue
-            named = list(entry.get("claims", [])) + [n for v in entry.values() if isinstance(v, str) for n in names(v)]
-            problems += [f"{where}: names {n}, which is no claim" for n in named if n not in ids]
-            problems += [f"{where}: {p} is a field reportgen.judging.prose does not fill"
-                         for v in entry.values() if isinstance(v, str) for p in bad_fields(v)]
+            problems += [f"{where}: names {n}, which is no claim" for n in entry.get("claims", []) if n not in ids]
             problems += [f"{where}: verdict '{v}' is not one of {', '.join(VERDICTS)}"
                          for v in entry.get("when", []) if v not in VERDICTS]
             if not any(p.startswith(where) for p in problems):

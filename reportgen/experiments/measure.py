@@ -5,6 +5,7 @@ that returns a `Measurement` computed from the run's results alone. Claims name
 the measure and its arguments (reportgen/claims/NNN.toml); the judge compares.
 """
 
+import inspect
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,7 +60,6 @@ def level_of(measure, args):
     claim gives it, else the measure's own default for it; None for a measure without one."""
     if "level" in args:
         return float(args["level"])
-    import inspect
 
     try:
         parameter = inspect.signature(measure).parameters.get("level")

@@ -10,6 +10,8 @@ a run took to its target. A family's Sweep subclasses RateSweep and defines thos
 
 import numpy as np
 
+from reportgen.experiments.paired import Conditions
+
 
 class RateSweep:
     """Runs indexed by (setting, variant, rate); `failed(m)`, `final_loss` and `reached` are the family's."""
@@ -98,8 +100,6 @@ class RateSweep:
         `margin` (a share of rates) more often than `reference`, and more than itself at `small`.
         Returns (Conditions, per-seed shares of variant at big, of reference at big, of variant at small);
         `failing` words the failure, `labels` names (big, small)."""
-        from reportgen.experiments.paired import Conditions
-
         fv, fr, fs = (self.per_seed_failed(big, variant), self.per_seed_failed(big, reference),
                       self.per_seed_failed(small, variant))
         c = Conditions()

@@ -15,6 +15,7 @@ from importlib import resources
 from pathlib import Path
 
 from reportgen import inputs, limits
+from reportgen.claims import normalized
 from reportgen.errors import ConfigError
 
 FOUND, GONE, FIXED, UNREAD, UNMATCHED = "found", "gone", "fixed", "unread", "unmatched"
@@ -95,8 +96,6 @@ def quotes(catalog, texts, seen=None):
     document's text now. `seen`: the quotes found in earlier builds (`seen_before`); a quote
     not found now that never was is UNMATCHED, never GONE (so never an error FIXED). Without
     `seen`, every quote not found is GONE."""
-    from reportgen.claims import normalized
-
     # reportgen.claims.quote_found, with each text normalized once rather than once per quote
     now = {doc: normalized(t.text) for doc, t in texts.items() if t.text is not None}
     out = {}
@@ -115,8 +114,6 @@ SEEN = "quotes"  # the cache entry of the quotes found in their documents, per c
 
 
 def _seen_key(claim):
-    from reportgen.claims import normalized
-
     return hashlib.sha256(f"{claim.id}\0{normalized(claim.quote)}".encode()).hexdigest()[:24]
 
 

@@ -8,8 +8,10 @@ from dataclasses import replace
 from reportgen.errors import short_traceback
 from reportgen.experiments.measure import MeasureUnavailable, level_of
 from reportgen.judging import prose
+from reportgen.judging.documents import UNREAD, state
 from reportgen.judging.judge import judge, summarize, unavailable
-from reportgen.model import Section
+from reportgen.judging.printed import documented_value
+from reportgen.model import QuoteState, Section
 
 
 def present(run, claims):
@@ -49,8 +51,6 @@ def judge_run(run, claims):
 
 def documented_numbers(claims):
     """{claim id: the documented number} for figures that mark what a document prints."""
-    from reportgen.judging.printed import documented_value
-
     return {c.id: documented_value(c) for c in claims}
 
 
@@ -81,9 +81,6 @@ def fill_in(sections):
 def mark_quotes(sections, quotes):
     """Each verdict with the state of its quote in the document's text now (reportgen.judging.documents):
     found, gone, an error fixed in the document, or not looked up."""
-    from reportgen.judging.documents import UNREAD, state
-    from reportgen.model import QuoteState
-
     def marked(j):
         return replace(j, quote_state=QuoteState(state(quotes.get(j.id, UNREAD), j.verdict)))
 

@@ -6,6 +6,8 @@ name from this build's measurements (reportgen.judging.prose: a Prose, which ren
 No sentence here is typed by hand.
 """
 
+from types import SimpleNamespace
+
 from reportgen.judging import prose
 from reportgen.model import Beat, Prose
 
@@ -43,8 +45,6 @@ def scale_of(beat, sections):
 
 
 def _scale_sentence(beat, measurement):
-    from types import SimpleNamespace
-
     if measurement is None or not beat.scale_text:
         return Prose()
     text = beat.scale_text.replace("{scale", "{" + SCALE_ID)

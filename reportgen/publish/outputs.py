@@ -17,6 +17,7 @@ from pathlib import Path
 
 from reportgen import artifacts, inputs, limits, signals
 from reportgen.atomic import remove_leftovers, write_atomic
+from reportgen.errors import ConfigError, ReportgenError
 from reportgen.publish import lock
 
 # the set reportgen owns: the files its outputs declare (reportgen.artifacts), and the
@@ -34,8 +35,6 @@ def _staged(folder, name):
 def write(folder, files, build, progress, scope, replace=True, known=None):
     """publish() as a build's last stage: its progress line, and a failure said in one line that
     tells truly what the folder holds now."""
-    from reportgen.errors import ReportgenError
-
     try:
         with progress.stage("write", f"{len(files)} files into {folder}"):
             return publish(folder, files, build, progress.warn, scope, replace=replace, known=known)
@@ -52,8 +51,6 @@ def publish(folder, files, build, say=None, scope=None, replace=True, known=None
     `scope` ({"experiments": [...], "formats": [...]}) goes in the manifest: what the set covers.
     Without `replace`, a set that covers more than `scope`, or files no build wrote, are refused
     once the lock is held: a build that began beside this one may have published meanwhile."""
-    from reportgen.errors import ConfigError
-
     signals.raise_if_taken()  # a signal taken is never a build that publishes
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -221,8 +218,6 @@ def refuse_narrowing(config, experiments, known=None):
     """A partial build (--only, --format) never silently replaces a fuller set, and no build
     replaces files it did not write: refused before any work (publish asks again, holding the
     folder's lock, for a build that began beside this one)."""
-    from reportgen.errors import ConfigError
-
     if config.replace:
         return
     if committed(config.output):  # a publish cut short: the set it committed is the one to judge

@@ -1,13 +1,15 @@
 """Where, when and with what a report was built."""
 
 import datetime
+import json
 import os
 import platform
-from importlib import metadata
-
-from reportgen import DISTRIBUTION
-from reportgen._commit import source_commit
+from importlib import metadata, resources
 from pathlib import Path
+
+from reportgen import DISTRIBUTION, __version__
+from reportgen._commit import source_commit
+from reportgen.errors import ConfigError
 
 PACKAGES = ("reportgen", "torch", "numpy", "matplotlib", "jinja2", "click", "weasyprint", "ziamath")
 # reportgen's own version is that of its distribution, which has another name on the index
@@ -16,8 +18,6 @@ DISTRIBUTIONS = {"reportgen": DISTRIBUTION}
 
 def source_date_epoch():
     """SOURCE_DATE_EPOCH as a UTC datetime, or None when unset (reproducible-builds.org)."""
-    from reportgen.errors import ConfigError
-
     epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
     if not epoch:
         return None
@@ -47,11 +47,6 @@ def reportgen_build():
     its commit is read from the git repository the package itself lives in, with '+dirty'
     when that checkout has local changes. Where neither is known, the commit is None.
     """
-    import json
-    from importlib import resources
-
-    from reportgen import __version__
-
     try:
         baked = json.loads((resources.files("reportgen") / "_build.json").read_text(encoding="utf-8"))
         if isinstance(baked, dict) and isinstance(baked.get("commit"), str):

@@ -11,15 +11,17 @@ PNG, one without HTML no SVG.
 import base64
 import contextlib
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from reportgen import workers
+from reportgen import signals, workers
 from reportgen.atomic import write_atomic
 from reportgen.errors import ReportgenError, short_traceback
 from reportgen.experiments.family import Figure
 from reportgen.gcpause import paused_gc
-from reportgen.publish import cache
+from reportgen.publish import cache, keys
+from reportgen.render.figures import render
 
 FORMATS = ("svg", "png")
 STAGED = ".staged"  # a figure file written, not yet in place: .NAME.staged
@@ -34,8 +36,6 @@ def formats_for(outputs):
 
 def figure_entries(experiment, results, documented, formats=FORMATS):
     """Caption, alt text, part and the given renderings (SVG text, PNG base64) of each figure."""
-    from reportgen.render.figures import render
-
     entries = []
     with paused_gc():  # Matplotlib's artists are cyclic garbage: one collection, not dozens
         for fig in experiment.figures(results, documented):
@@ -78,8 +78,6 @@ class Drawer:
     """
 
     def __init__(self, config, store, pool=None):
-        import threading
-
         self.config = config
         self.store = store  # the build's Cache
         self.pool = pool  # the build's Workers; None: everything is drawn here
@@ -92,7 +90,7 @@ class Drawer:
     def submit(self, run, documented):
         """A run's figures to draw; `documented` maps claim ids to printed numbers."""
         experiment = run.experiment
-        job = Job(experiment, run.results, documented, cache.figures_key(experiment, run.results, documented))
+        job = Job(experiment, run.results, documented, keys.figures_key(experiment, run.results, documented))
         entries = self.store.load(job.cache_name, job.digest, cache.check_figures)
         if entries is not None and not all(fmt in e for e in entries for fmt in self.formats):
             entries = None  # drawn by a build that needed other formats (or an older reportgen)
@@ -217,8 +215,6 @@ class Drawer:
     def close(self):
         """Put the staged figure files in place (the report is published), remove the formats
         this build did not draw, and cache the entries drawn."""
-        from reportgen import signals
-
         if self.staged is None:
             self.stage()
         try:

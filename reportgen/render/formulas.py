@@ -5,6 +5,12 @@ are kept in the build's cache (`typeset_into`) and read back by the next build
 (`typeset_from`), each rebuilt from the SVG allow-list again, as all cached input is.
 """
 
+import hashlib
+from importlib import metadata
+from pathlib import Path
+
+from reportgen import safemarkup
+
 PX_PER_EM = 16.0  # ziamath draws at this font size; the SVG is then sized in em (reportgen.render.mathtex)
 
 TYPESET = {}  # LaTeX -> the SVG ziamath set for it: this process's, and earlier builds' (`typeset_from`)
@@ -16,8 +22,6 @@ def svg(tex):
         return TYPESET[tex]
     import ziamath
     from latex2mathml.converter import convert
-
-    from reportgen.render import safemarkup
 
     # ziamath parses through latex2mathml too: raw markup from \\text{<…>} made it fail halfway
     # and leave state behind that changed every later formula's width. Such LaTeX never gets there.
@@ -32,12 +36,6 @@ def svg(tex):
 def _typeset_key():
     """What a formula's SVG depends on besides its LaTeX: ziamath and latex2mathml, this module,
     mathtex (which hands it the LaTeX) and the allow-list that rebuilds the SVG."""
-    import hashlib
-    from importlib import metadata
-    from pathlib import Path
-
-    from reportgen.render import safemarkup
-
     digest = hashlib.sha256()
     for package in ("ziamath", "ziafont", "latex2mathml"):
         digest.update(metadata.version(package).encode() + b"\0")
@@ -49,8 +47,6 @@ def _typeset_key():
 def typeset_from(store):
     """The formulas earlier builds set (the build's cache), each SVG rebuilt from the allow-list
     again (the cache is input this build did not write): ziamath takes a second a build."""
-    from reportgen.render import safemarkup
-
     kept = set()
     for tex, svg in (store.load("formulas", _typeset_key(), _check_typeset) or {}).items():
         try:

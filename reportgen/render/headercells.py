@@ -13,6 +13,7 @@ matched to the HTML's tables in order, and a fragment that does not line up with
 row for row is an error rather than a guess.
 """
 
+import io
 import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -236,8 +237,6 @@ def _id_tree(pdf, root, ids):
 
 def associate_headers(pdf_bytes, html, name="the PDF"):
     """The PDF with every TH given its HTML scope and every TD its header cells."""
-    import io
-
     import pikepdf
 
     with pikepdf.open(io.BytesIO(pdf_bytes)) as pdf:

@@ -13,8 +13,9 @@ what WeasyPrint's encode would give: the PDFs are the same bytes, sooner (tests/
 """
 
 import struct
+import zlib
 
-from reportgen.publish.cache import PNG_MAGIC
+from reportgen.images import PNG_MAGIC
 
 _GREY, _RGB = 0, 2  # PNG colour types with no palette and no alpha channel
 
@@ -47,8 +48,6 @@ def idat(png):
 
 def _inflated_size(data):
     """Bytes a zlib stream inflates to; -1 when it is not one whole, valid stream."""
-    import zlib
-
     inflate, size = zlib.decompressobj(), 0
     try:
         for start in range(0, len(data), 1 << 16):

@@ -13,6 +13,7 @@ of the digits), `stamp` returns None and the caller renders the PDF with the id 
 the placeholder is in the content itself (a title that quotes it), no placeholder is used.
 """
 
+import io
 import re
 
 PLACEHOLDER = "0123456789abcdef"  # each hex digit once: the font subset holds every glyph an id needs
@@ -57,8 +58,6 @@ def stamp(pdf_bytes, build, expected):
 
 
 def _stamped(pdf_bytes, build, expected):
-    import io
-
     import pikepdf
 
     found = 0

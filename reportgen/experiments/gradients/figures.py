@@ -10,7 +10,7 @@ from reportgen.experiments.gradients import PART_DEPTH, PART_LAYER, PART_NORMS
 from reportgen.experiments.gradients.measures import depth_summary, norm_curve
 from reportgen.experiments.stats import LEVEL_LABEL, Z, mean_interval
 from reportgen.experiments.thresholds import THRESHOLDS
-from reportgen.render.figures import subplots
+from reportgen.plotting import subplots
 
 SCALED, UNSCALED = "#1f5fa8", "#d1495b"
 

@@ -10,7 +10,7 @@ from reportgen.experiments.lm import PART_ATTENTION, PART_BATTERY, PART_SWEEP
 from reportgen.experiments.lm.battery_measures import Battery
 from reportgen.experiments.lm.params import BATTERY_SCALINGS, LABELS, NAMES
 from reportgen.experiments.lm.sweep import Sweep, alpha_fit, capped, lr_text, mean_entropy, qk_std
-from reportgen.render.figures import subplots
+from reportgen.plotting import subplots
 
 COLORS = dict(zip(NAMES, ("#1f5fa8", "#d1495b", "#2e8b57", "#e8a33d", "#6b4c9a", "#8c564b", "#17becf",
                           "#7f7f7f", "#bcbd22", "#e377c2")))

@@ -2,7 +2,8 @@
 
 Every comparison sets variants side by side, each at its own learning rates (its tuned one,
 its fastest, its largest stable one), never at one shared rate; sweep.py defines the terms.
-The task battery's measures are in battery_measures.py, the tuned rate's in tuning_measures.py.
+The task battery's measures are in battery_measures.py, the tuned rate's in tuning_measures.py,
+the attention's own (logits, entropy, α) in attention_measures.py.
 
 Seeds are paired (run.py): within a seed every variant shares its initialization and its data.
 Every comparison is therefore a per-seed difference (or log ratio), and its interval is the
@@ -16,20 +17,15 @@ import math
 
 import numpy as np
 
-from reportgen.experiments.lm import battery_measures, tuning_measures
+from reportgen.experiments.lm import attention_measures, battery_measures, tuning_measures
 from reportgen.experiments.lm.sweep import (
     NotReached,
     Sweep,
-    alpha_fit,
-    collapsed_share,
     divergence_sensitivity,
     final,
     initial,
-    initial_logit,
     lr_text,
-    mean_entropy,
     name,
-    peak_logit,
     per_seed_test,
 )
 from reportgen.experiments.measure import Measurement, MeasureUnavailable, Measures
@@ -39,6 +35,7 @@ from reportgen.experiments.stats import LEVEL
 MEASURES = Measures()  # name -> f(results, **args) -> Measurement: the sweep's, registered below, and
 MEASURES.include(battery_measures.MEASURES)  # the task battery's
 MEASURES.include(tuning_measures.MEASURES)  # the tuned rate's shift and the loss's sensitivity to the rate
+MEASURES.include(attention_measures.MEASURES)  # the attention's logits and entropy
 
 
 def gated(measure):
@@ -139,32 +136,6 @@ def divergence_excess(results, sweep="width", at="largest", variant="unscaled", 
                                      _logit_detail(s, key, variant, reference)))
 
 
-@MEASURES.register
-def logit_growth(results, sweep="qk", at="largest", variant="unscaled", reference="scaled", control="qk_ln"):
-    """The instability precursor (Wortsman et al. 2023): `variant`'s largest attention logit over training
-    ÷ `reference`'s at equal rates, paired per seed (geometric mean over the rates).
-
-    The detail names the positive control: how far `control` (QK-LayerNorm) grows its largest logit from
-    step 0 at the main configuration, against `variant` there; it should not grow.
-    """
-    s = Sweep(results)
-    key, where = s.where(sweep, at)
-    s.need(key, variant, reference)
-    ratios = [math.exp(float(np.mean([math.log(peak_logit(s.by_seed(key, variant, lr)[i])
-                                               / peak_logit(s.by_seed(key, reference, lr)[i])) for lr in s.lrs])))
-              for i in range(s.n_seeds)]
-    detail = []
-    if s.has(s.main, control) and s.has(s.main, variant):
-        def growth(v):
-            return float(np.exp(np.mean([math.log(peak_logit(m) / initial_logit(m)) for m in s.runs(s.main, v)])))
-
-        detail = [(f"growth from step 0 at {name(s, s.main)}, {control} (positive control)", growth(control), 2),
-                  (variant, growth(variant), 2), (reference, growth(reference), 2)]
-    return ratio_measurement(ratios, f"peak max |attention logit| over training, {variant} ÷ {reference} at equal "
-                             f"rates (geometric mean over the rates), {where}", undecided=s.gate(key),
-                             detail=tuple(detail))
-
-
 def _logit_detail(s, key, variant, reference):
     """The instability precursor (Wortsman et al. 2023): peak max |logit| at the largest rate, variant ÷ reference."""
     return (f"peak max |logit| at the largest rate, {variant} ÷ {reference}",
@@ -232,30 +203,6 @@ def learning_share(results, sweep="width", at="largest", variant="unscaled", ref
                              f"rate, {variant} over {reference}, {where}", log=False,
                              undecided=s.undecided([key], variant, reference),
                              detail=((f"drop, {variant}", np.mean(dv), 2), (reference, np.mean(dr), 2)))
-
-
-@MEASURES.register
-def entropy_extremity(results, sweep="width", at="largest", variant="unscaled", when="end"):
-    """How far `variant`'s attention is from both extremes: min(H, 1 − H), H the mean entropy share.
-
-    At the tuned rate, at the end of training (or at step 0 with when = "init"); 0 is one-hot
-    or uniform attention, 0.5 halfway. The interval is over seeds.
-    """
-    s = Sweep(results)
-    key, where = s.where(sweep, at)
-    s.need(key, variant, "scaled")
-    at_ = 0 if when == "init" else -1
-
-    def h(v):
-        return [mean_entropy(m, at_) for m in s.by_seed(key, v, s.tuned(key, v))]
-
-    hv = h(variant)
-    return ratio_measurement([min(x, 1 - x) for x in hv], f"mean attention entropy of {variant} over uniform's, "
-                             f"distance to 0 or 1, {'at step 0' if when == 'init' else 'after training'}, tuned "
-                             f"rate, {where}", log=False, pairs=False, undecided="" if when == "init" else s.gate(key),
-                             detail=((f"entropy share, {variant}", np.mean(hv), 2), ("scaled", np.mean(h("scaled")), 2),
-                                     ("collapsed heads", float(np.mean([collapsed_share(m, at_) for m in
-                                      s.seeds(key, variant, s.tuned(key, variant))])), 2)))
 
 
 @MEASURES.register
@@ -383,21 +330,6 @@ def worse_signs(results, relative, slower, sweep="width", at="largest", variant=
                              f"least {slower:g}× the steps; {where}", misses=False,
                              undecided=s.undecided([key], variant, reference),
                              detail=(("test loss, relative excess", excess, 3), ("steps ratio", ratio, 2)))
-
-
-@MEASURES.register
-def logit_alpha(results, variant="scaled", when="end", level=LEVEL):
-    """The exponent α in std(q·k) ∝ d_k^α: ½ if q and k stay independent, 1 once they align (μP's case)."""
-    s = Sweep(results)
-    at = 0 if when == "init" else -1
-    fit = alpha_fit(s, variant, at, level)
-    if fit is None:
-        raise MeasureUnavailable(f"{variant}: fewer than two d_k with finite q·k statistics")
-    slope, half, n = fit
-    lo, hi = (slope - half, slope + half) if half is not None else (None, None)
-    return Measurement(slope, lo, hi, n, method=f"least-squares slope of log std(q·k) on log d_k, "
-                       f"{'step 0' if at == 0 else 'after training, tuned rate'}"
-                       + (f", {level:.0%} t interval" if half is not None else ""), digits=2)
 
 
 SCALE_FIELDS = ("largest model's parameters", "training bytes per model", "share of the training split",

@@ -11,7 +11,7 @@ from reportgen.experiments.saturation.measures import expected_max_normal, inter
 from reportgen.experiments.saturation.params import DOC_FIGURE_DK, DOC_FIGURE_LEN, DOC_FIGURE_SEED
 from reportgen.experiments.stats import LEVEL_LABEL, Z
 from reportgen.experiments.thresholds import THRESHOLDS
-from reportgen.render.figures import subplots
+from reportgen.plotting import subplots
 
 SATURATED_MAX_WEIGHT = THRESHOLDS["saturated_max_weight"]  # the dotted line of the sweep figure
 

@@ -12,7 +12,7 @@ import numpy as np
 from reportgen.experiments import thresholds
 from reportgen.experiments.measure import Measurement, MeasureUnavailable, Measures
 from reportgen.experiments.rowstats import entropy
-from reportgen.experiments.saturation.params import DOC_FIGURE_LEN, DOC_PARTIAL_SCORES
+from reportgen.experiments.saturation.params import DOC_BEHAVIOR_BASE, DOC_FIGURE_LEN, DOC_PARTIAL_SCORES
 from reportgen.experiments.stats import level_z
 from reportgen.experiments.thresholds import THRESHOLDS
 
@@ -339,8 +339,6 @@ def jacobian_ratio(results, example, versus):
 @MEASURES.register
 def behavior_scores(results, scale):
     """The scores 000's softmax_behavior_demo prints at one scale: its base scores × scale, in float32."""
-    from reportgen.experiments.saturation.params import DOC_BEHAVIOR_BASE
-
     _behavior(results, scale)  # a scale the run has
     scores = tuple(float(np.float32(b) * np.float32(scale)) for b in DOC_BEHAVIOR_BASE)
     return Measurement(scores, method="000's base scores × scale, float32", digits=2)

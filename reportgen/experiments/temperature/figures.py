@@ -10,7 +10,7 @@ from reportgen.experiments.stats import LEVEL_LABEL, Z, mean_interval
 from reportgen.experiments.temperature import PART_BALANCED, PART_COSINE, PART_SWEEP, PART_TAU
 from reportgen.experiments.temperature.measures import cell_interval, share
 from reportgen.experiments.temperature.params import EXAMPLE_DK, EXAMPLE_LEN, FP16_MAX, SWEEP_DK
-from reportgen.render.figures import subplots
+from reportgen.plotting import subplots
 
 GREY = "#555555"
 COLORS = ["#1f5fa8", "#d1495b", "#2e8b57", "#e8a33d", "#6b4c9a", "#555555"]

@@ -10,7 +10,7 @@ from reportgen.experiments.stats import LEVEL_LABEL, Z, mean_interval
 from reportgen.experiments.training import PART_CURVES, PART_SWEEP, PART_TEMPERATURE
 from reportgen.experiments.training.params import REACH
 from reportgen.experiments.training.sweep import MAIN, Sweep, lr_text
-from reportgen.render.figures import subplots
+from reportgen.plotting import subplots
 
 COLORS = dict(zip(MAIN, ("#1f5fa8", "#d1495b", "#2e8b57", "#e8a33d", "#6b4c9a")))
 STARTS = (("learned", "from 1/√d_k"), ("learned_from_1", "from 1"), ("learned_from_1/d", "from 1/d_k"))

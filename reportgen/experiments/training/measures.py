@@ -12,7 +12,7 @@ import numpy as np
 
 from reportgen.experiments.measure import Measurement, MeasureUnavailable, Measures
 from reportgen.experiments.paired import count_measurement, ratio_measurement
-from reportgen.experiments.stats import mean_interval
+from reportgen.experiments.stats import level_z, mean_interval
 from reportgen.experiments.training.params import REACH
 from reportgen.experiments.training.sweep import Sweep, lr_text, range_text, steps_text, sweep
 
@@ -357,8 +357,6 @@ def init_entropy_share(results, d_k, variant="mup", level=0.99):
     The first step does not depend on the learning rate, so each seed counts once (its runs
     at every rate start alike); the interval is a t-interval over seeds.
     """
-    from reportgen.experiments.stats import level_z
-
     s = sweep(results, d_k)
     ln_n = math.log(results["task"]["pairs"])
     per_seed = {}

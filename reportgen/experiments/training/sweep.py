@@ -8,9 +8,11 @@ import math
 
 import numpy as np
 
+from reportgen.experiments import evidence
 from reportgen.experiments.measure import MeasureUnavailable
 from reportgen.experiments.ratesweep import RateSweep
 from reportgen.experiments.stats import Z, mean_interval
+from reportgen.experiments.training.params import REACH
 
 MAIN = ("scaled", "unscaled", "mup", "learned", "qknorm")  # the five variants of the ablation
 LATE_FRACTION = 4  # 'late' metrics: the mean over the last quarter of the logged windows
@@ -69,9 +71,6 @@ class Sweep(RateSweep):
         """The evidence rule (reportgen/experiments/evidence.py) for `variant` against `reference` at d_k = d:
         enough paired seeds; the reference learned (its most accurate rate reaches REACH in the last quarter);
         with `compare`, each variant's tuned rate inside the grid and the loser not still improving."""
-        from reportgen.experiments import evidence
-        from reportgen.experiments.training.params import REACH
-
         acc = self.best_accuracy(d, reference)
         reasons = [evidence.seeds_reason(self.n_seeds),
                    "" if acc >= REACH else (f"{reference} at d_k = {d} reaches {acc:.0%} accuracy at its best rate, "

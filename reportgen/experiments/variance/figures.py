@@ -7,9 +7,9 @@ import numpy as np
 from reportgen.experiments.family import Figure
 from reportgen.experiments.stats import LEVEL, LEVEL_LABEL, Z, mean_interval, quantile_range
 from reportgen.experiments.variance import PART_002, PART_DEMOS, PART_INIT, PART_SWEEP
-from reportgen.experiments.variance.measures import kurtosis_interval, unit_interval, var_interval
+from reportgen.experiments.variance.intervals import kurtosis_interval, unit_interval, var_interval
 from reportgen.experiments.variance.params import DOC_DEMOS, DOC_RANGE_DIMS, INITS
-from reportgen.render.figures import subplots
+from reportgen.plotting import subplots
 
 
 def _errorbar(ax, x, y, lo, hi, **kwargs):

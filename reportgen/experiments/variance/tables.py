@@ -6,7 +6,7 @@ from reportgen.experiments.cells import Interval, Num, Phrase
 from reportgen.experiments.family import ClaimTable, Table
 from reportgen.experiments.stats import LEVEL, LEVEL_LABEL, Z, mean_interval, quantile_range, wilson_interval
 from reportgen.experiments.variance import PART_000, PART_002, PART_DEMOS, PART_INIT, PART_SWEEP
-from reportgen.experiments.variance.measures import kurtosis_interval, unit_interval, var_interval
+from reportgen.experiments.variance.intervals import kurtosis_interval, unit_interval, var_interval
 from reportgen.experiments.variance.params import INITS
 
 # The 002 printout column is an empirical range of what one run prints (a description of the
