@@ -102,6 +102,8 @@ class Reason:
     samples_needed: int | None = None  # inconclusive: about how many samples would decide
     deviation: float | None = None  # how far off the statement is, relative (severity's input)
     overstated: bool = False  # contradicted inside the band of reasonable cuts for the word
+    band: tuple = ()  # overstated: (low, high) of those cuts
+    band_why: str = ""  # overstated: why a reasonable reader's cut falls there (the claims data's words)
     undecided: str = ""  # evidence that cannot decide: the measure's words, or too few draws' (Reason.few)
     few: tuple = ()  # too few draws: (n,) or (n, draws a sign test needs)
     why: str = ""  # not measured: what was missing (the measure's own words)
@@ -123,6 +125,8 @@ class Reason:
             "samples_needed": self.samples_needed,
             "deviation": self.deviation,
             "overstated": self.overstated,
+            "band": list(self.band),
+            "band_why": self.band_why,
             "undecided": self.undecided,
             "few": list(self.few),
             "why": self.why,

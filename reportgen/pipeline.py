@@ -125,7 +125,7 @@ def build(config, progress, catalog=None, families=None):
     from reportgen.judging.assemble import assemble
     from reportgen.publish import aside, outputs, provenance
     from reportgen.render import report
-    from reportgen.render.drawing import Drawer
+    from reportgen.drawer import Drawer
 
     liblog.route(progress)
     catalog = catalog or vocabulary.catalog(config.claims or None)

@@ -133,7 +133,7 @@ def runs(experiments, config, device, progress, store, looked_up=None, pool=None
     """Each experiment's Run, in the order they finish; `pool` the build's Workers (else its own).
 
     `meanwhile`: other work of the build, done in this process while it would only wait for a
-    worker (Workers.share; reportgen.render.drawing.Drawer: the figures)."""
+    worker (Workers.share; reportgen.drawer.Drawer: the figures)."""
     ready, todo = looked_up or look_up(experiments, config, device, store)
     yield from ready
     todo = deque(todo)

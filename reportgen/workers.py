@@ -133,7 +133,7 @@ class Workers:
         `meanwhile.here()` does one piece of it here and says whether there was one, and a
         worker with no job left to begin takes pieces of it (`meanwhile.there(offload)`: the
         Future of one piece handed to `offload`, None when none is left); share ends when the
-        workers have finished those too (reportgen.render.drawing.Drawer: the figures of the
+        workers have finished those too (reportgen.drawer.Drawer: the figures of the
         families done; their Futures stay with it).
 
         `begun`: (job, Future) pairs `offload` began before the other jobs were known, at most one

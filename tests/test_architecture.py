@@ -121,20 +121,8 @@ MAY_IMPORT = {
     "experiments": {"experiments"},
     "claims": {"claims"},
     "judging": {"experiments", "claims", "judging"},
-    "render": {"experiments", "claims", "judging", "render"},
+    "render": {"experiments", "render"},  # the report model (reportgen.model) is shared: nothing of judging
     "publish": {"publish"},
-}
-# Uphill imports still there while the modules that make them are rewritten (issue 41), each
-# with what removes it; delete an entry then. Nothing else may be added here.
-PENDING = {
-    # The Drawer looks its figures up in publish's cache and stores them there: one job graph
-    # (issue 41), whose executor keys and caches every job, takes that over.
-    ("reportgen.render.drawing", "reportgen.publish"),
-    ("reportgen.render.drawing", "reportgen.publish.cache"),
-    ("reportgen.render.drawing", "reportgen.publish.keys"),
-    # Claim.cut_band resolves a named threshold's band: judging/judge.py (being rewritten by the
-    # lead engineer) reads it from the claim; judging takes it over then.
-    ("reportgen.claims.records", "reportgen.experiments.thresholds"),
 }
 # Top-level modules below every stage: any stage may use them, and they import no stage.
 SHARED = {"reportgen._buildinfo", "reportgen._commit", "reportgen.artifacts", "reportgen.atomic", "reportgen.device",
@@ -146,8 +134,8 @@ SHARED = {"reportgen._buildinfo", "reportgen._commit", "reportgen.artifacts", "r
 BESIDE_EXPERIMENTS = {"reportgen.settings", "reportgen.workers"}
 # The top level's entry points and orchestration: they call the stages, no stage calls them.
 ORCHESTRATION = {"reportgen.cli", "reportgen.__main__", "reportgen.config", "reportgen.settings",
-                 "reportgen.pipeline", "reportgen.scheduler", "reportgen.factcheck", "reportgen.diff_command",
-                 "reportgen.scaffold"}
+                 "reportgen.pipeline", "reportgen.scheduler", "reportgen.drawer", "reportgen.factcheck",
+                 "reportgen.diff_command", "reportgen.scaffold"}
 
 
 def stage_of(module):
@@ -168,15 +156,13 @@ def may_import(module):
 
 
 def uphill(graph):
-    """(importer, imported) pairs where a module imports a stage it may not, pending ones aside."""
+    """(importer, imported) pairs where a module imports a stage it may not."""
     found = []
     for source, targets in graph.items():
         allowed = may_import(source)
         for target in targets:
             there = stage_of(target)
-            if allowed is None or there is None or there in allowed:
-                continue
-            if (source, target) not in PENDING:
+            if allowed is not None and there is not None and there not in allowed:
                 found.append((source, target))
     return sorted(found)
 
@@ -202,19 +188,13 @@ def test_uphill_finder_finds_a_stage_reaching_forward():
              "reportgen.settings": {"reportgen.render.logo", "reportgen.experiments.family"},
              "reportgen.plotting": {"reportgen.experiments"},
              "reportgen.render.report": {"reportgen.publish.outputs"},
-             "reportgen.render.drawing": {"reportgen.publish.cache"}}  # pending: the job graph
+             "reportgen.drawer": {"reportgen.publish.cache"}}  # pending: the job graph
     assert uphill(graph) == [("reportgen.claims.findings", "reportgen.judging.prose"),
                              ("reportgen.experiments.lm.figures", "reportgen.render.figures"),
                              ("reportgen.judging.judge", "reportgen.render.context"),
                              ("reportgen.plotting", "reportgen.experiments"),
                              ("reportgen.render.report", "reportgen.publish.outputs"),
                              ("reportgen.settings", "reportgen.render.logo")]
-
-
-def test_pending_exceptions_are_still_needed():
-    """An entry of PENDING that no import needs any more is deleted, not kept "just in case"."""
-    graph = import_graph()
-    assert {(s, t) for s in graph for t in graph[s] if (s, t) in PENDING} == PENDING
 
 
 def test_stages_never_import_the_orchestration():

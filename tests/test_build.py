@@ -151,9 +151,12 @@ def test_results_verdict_counts(quick_build):
 
 def test_results_every_claim_complete(quick_build):
     """results.json states its schema; every claim row carries its quote, documented value,
-    numeric measurement (unless unverifiable), formatted text, rule and verdict."""
+    numeric measurement (unless unverifiable), the verdict's reason as numbers and its words, rule
+    and verdict."""
+    from reportgen.render.results import SCHEMA_VERSION
+
     doc = quick_build.results
-    assert doc["schema_version"] == 2
+    assert doc["schema_version"] == SCHEMA_VERSION == 3
     for name, experiment in doc["experiments"].items():
         assert experiment["status"] == "ok" and experiment["error"] is None, name
         assert experiment["nonfinite"] == []
@@ -162,6 +165,7 @@ def test_results_every_claim_complete(quick_build):
     for c in doc["claims"]:
         assert c["doc"] in doc["documents"] and c["section"] and c["quote"].strip(), c["id"]
         assert c["documented"] and c["tolerance"], c["id"]
+        assert c["reason"]["outcome"] and isinstance(c["reason"]["views"], list), c["id"]
         assert c["verdict"] in VERDICTS and c["kind"] in ("arithmetic", "statistical", "qualitative",
                                                           "premise", "literature", "consistency")
         if c["rule"] not in ("unverifiable", "reference", "summary") and c["verdict"] != "unverifiable":
@@ -460,7 +464,7 @@ def draw_variance(tmp_path, executor, formats=("html", "pdf")):
     from reportgen.judging.vocabulary import catalog
     from reportgen.config import BuildConfig
     from reportgen.judging.runs import documented_numbers
-    from reportgen.render.drawing import Drawer
+    from reportgen.drawer import Drawer
     from reportgen.scheduler import Run
     from reportgen.workers import Workers
 
@@ -520,7 +524,7 @@ def test_a_waiting_job_is_drawn_here_while_this_process_would_wait(tmp_path):
     from reportgen.config import BuildConfig
     from reportgen.judging.runs import documented_numbers
     from reportgen.publish.cache import Cache
-    from reportgen.render.drawing import Drawer
+    from reportgen.drawer import Drawer
     from reportgen.scheduler import Run
 
     config = BuildConfig(cache_dir=str(tmp_path / "cache"), figures=str(tmp_path / "figures"))
@@ -546,7 +550,7 @@ def test_a_job_handed_to_a_worker_that_is_lost_is_drawn_here(tmp_path):
     from reportgen.config import BuildConfig
     from reportgen.judging.runs import documented_numbers
     from reportgen.publish.cache import Cache
-    from reportgen.render.drawing import Drawer
+    from reportgen.drawer import Drawer
     from reportgen.scheduler import Run
     from reportgen.workers import Workers
 
@@ -569,7 +573,7 @@ def test_failed_drawing_fails_its_chapter_and_is_not_cached(tmp_path, monkeypatc
     def out_of_memory(*args):
         raise MemoryError("out of memory")
 
-    monkeypatch.setattr("reportgen.render.drawing.figure_entries", out_of_memory)
+    monkeypatch.setattr("reportgen.drawer.figure_entries", out_of_memory)
     drawer, drawn = draw_variance(tmp_path, InlineExecutor(error=MemoryError("out of memory")))
     figures, error = drawn["variance"]
     assert figures == () and "MemoryError: out of memory" in error

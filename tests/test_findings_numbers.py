@@ -30,7 +30,8 @@ def test_every_number_in_the_handout_is_traced(quick_build):
 @pytest.mark.slow
 def test_every_placeholder_is_filled(quick_build):
     """A full build fills every number its texts name: no sentence says a number was not measured."""
-    from reportgen.judging.prose import NOT_MEASURED, PLACEHOLDER
+    from reportgen.judging.prose import PLACEHOLDER
+    from reportgen.render.wording import NOT_MEASURED
 
     unfilled = [c["id"] for c in quick_build.results["claims"]
                 if NOT_MEASURED in c["sentence"] or NOT_MEASURED in (c.get("correct") or "")

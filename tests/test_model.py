@@ -18,7 +18,7 @@ from reportgen.render import wording
 # placeholder's field name, a document's id, or a section's error as the traceback said it.
 DATA = {
     ("View", "label"), ("Reason", "matched_by"), ("Reason", "undecided"), ("Reason", "why"),
-    ("Ref", "field"), ("Beat", "question"), ("Beat", "which"), ("Section", "error"), ("DocumentFindings", "doc"),
+    ("Ref", "field"), ("Beat", "question"), ("Beat", "which"), ("Section", "error"), ("DocumentFindings", "doc"), ("Reason", "band_why"),
 }
 NUMBERS = (int, float, bool)
 

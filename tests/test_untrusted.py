@@ -450,7 +450,7 @@ def test_a_full_figures_folder_publishes_nothing(tmp_path, monkeypatch):
     import errno
 
     from reportgen import atomic
-    from reportgen.render import drawing
+    from reportgen import drawer as drawing
 
     from test_build import FakeExperiment
 

@@ -3,7 +3,6 @@ decide, and the catalog of them all (reportgen.claims.entries reads them from th
 
 from dataclasses import dataclass, field
 
-from reportgen.experiments.thresholds import band
 
 
 @dataclass(frozen=True)
@@ -50,17 +49,6 @@ class Claim:
     reference: str = ""  # reference: the cited source (authors, year, title, where)
     reference_quote: str = ""  # reference: what the source says that decides the claim
     holds: str = ""  # reference: "true", "false" or "partly", as the source shows
-
-    @property
-    def cut_band(self):
-        """(low, high, why) of the reasonable cuts for a threshold rule, or None.
-
-        Judging's logic, kept here only while reportgen/judging/judge.py (being rewritten) reads it
-        from the claim: the one import of another stage left in claims (tests/test_architecture.py).
-        """
-        if self.band:
-            return (*self.band, self.band_reason)
-        return band(self.threshold)
 
     @property
     def family(self):

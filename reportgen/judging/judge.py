@@ -190,11 +190,21 @@ def _severity(claim, verdict, deviation, m=None):
     return MATERIAL
 
 
+def cut_band(claim):
+    """(low, high, why) of the reasonable cuts for a threshold rule's word, or None: the claim's
+    own band, else its named threshold's (reportgen.experiments.thresholds)."""
+    if claim.rule not in ("at_least", "at_most"):
+        return None
+    if claim.band:
+        return (*claim.band, claim.band_reason)
+    return thresholds.band(claim.threshold)
+
+
 def _in_band(claim, m):
     """Whether a threshold rule's statistic may lie where a reasonable reader's cut could fall:
     the statistic, or any of its interval, inside the band (material needs the whole interval
     beyond every reasonable cut)."""
-    cut = claim.cut_band if claim.rule in ("at_least", "at_most") else None
+    cut = cut_band(claim)
     if not cut or m is None:
         return False
     stat = {"value": m.value, "lo": m.lo, "hi": m.hi}[claim.bound]
@@ -230,7 +240,9 @@ def _judge(claim, measurement):
     if (measurement.undecided or few) and verdict != INCONCLUSIVE:
         verdict, reason = INCONCLUSIVE, replace(reason, undecided=measurement.undecided, few=few)
     severity = _severity(claim, verdict, reason.deviation, measurement)
-    reason = replace(reason, overstated=verdict == CONTRADICTED and _in_band(claim, measurement))
+    if verdict == CONTRADICTED and _in_band(claim, measurement):
+        low, high, why = cut_band(claim)
+        reason = replace(reason, overstated=True, band=(low, high), band_why=why)
     return Judged(claim, measurement, verdict, reason, severity,
                   printed_over_true=printed_over_true(claim, measurement))
 

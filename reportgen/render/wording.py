@@ -56,9 +56,9 @@ def undecided(j):
 
 
 def _finish(j, sentence):
-    claim, extra = j.claim, []
+    extra = []
     if j.reason.overstated:
-        low, high, why = claim.cut_band
+        (low, high), why = j.reason.band, j.reason.band_why
         extra.append(f"The measurement lies inside the band of reasonable cuts for the word ({low:g} to {high:g}: "
                      f"{why}): an overstatement near the cut, not a false idea.")
     if j.verdict in (Verdict.CONTRADICTED, Verdict.PARTLY) and j.correct:

@@ -1,4 +1,5 @@
-"""Figures drawn beside the experiments: while this process waits for a worker's experiment,
+"""Figures drawn beside the experiments (orchestration, as reportgen.scheduler is for the runs: it
+draws with render's figures, in the build's workers, through publish's cache): while this process waits for a worker's experiment,
 it draws the families already done; a worker with no experiment left draws the rest.
 
 Each figure is built once and saved in the formats the build needs: SVG for report.html (and
