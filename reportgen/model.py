@@ -54,6 +54,10 @@ QUOTE_WORDS = {  # a quote's state in words, wherever it is shown
 }
 
 
+MOVED = (QuoteState.GONE, QuoteState.FIXED, QuoteState.UNMATCHED)  # quotes not in their documents now
+MOVED_WORDS = {state: QUOTE_WORDS[state] for state in MOVED}  # shown beside a verdict, and by diff
+
+
 class Outcome(StrEnum):
     """Which branch of its rule a verdict came from: what its sentence has to say."""
 

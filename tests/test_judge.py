@@ -7,7 +7,8 @@ import pytest
 from reportgen.claims import Claim
 from reportgen.experiments.measure import Measurement
 from reportgen.formatting import fmt, printed_digits
-from reportgen.judging import judge, tally
+from reportgen.judging import judge
+from reportgen.model import verdict_counts
 from reportgen.render.wording import words
 
 CONFIRMED, PARTLY, CONTRADICTED, INCONCLUSIVE, UNVERIFIABLE = judge.VERDICTS
@@ -130,7 +131,7 @@ def test_unverifiable_and_unavailable_say_why():
 def test_verdict_counts_in_fixed_order():
     judged = [judge.judge(make(rule="exact", documented=d), Measurement(v))
               for d, v in (("22.6", math.sqrt(512)), ("45.2", 2 * math.sqrt(512)), ("4", 4.0))]
-    counts = tally.verdict_counts(judged)
+    counts = verdict_counts(judged)
     assert list(counts) == list(judge.VERDICTS)
     assert counts == {"confirmed": 2, "partly": 0, "contradicted": 1, "inconclusive": 0, "unverifiable": 0}
     from reportgen.render.results import claim_json

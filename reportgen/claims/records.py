@@ -3,6 +3,8 @@ decide, and the catalog of them all (reportgen.claims.entries reads them from th
 
 from dataclasses import dataclass, field
 
+from reportgen.formatting import parse_printed
+
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,13 @@ class Claim:
     reference: str = ""  # reference: the cited source (authors, year, title, where)
     reference_quote: str = ""  # reference: what the source says that decides the claim
     holds: str = ""  # reference: "true", "false" or "partly", as the source shows
+
+    @property
+    def documented_value(self):
+        """The documented number a rule compares with, or None (printed vectors, words)."""
+        if self.value is not None:
+            return self.value
+        return parse_printed(self.documented) if isinstance(self.documented, str) else None
 
     @property
     def family(self):

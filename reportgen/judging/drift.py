@@ -28,7 +28,7 @@ import json
 import math
 from dataclasses import asdict, dataclass, field
 
-from reportgen.model import VERDICTS  # standard library only: diff still needs no torch
+from reportgen.model import MOVED_WORDS, VERDICTS  # standard library only: diff still needs no torch
 
 # A numeric leaf "changed" when |new - old| > REL_TOL * max(|old|, |new|). Floats survive
 # the JSON round trip exactly (repr), and a rerun with the same seed, profile, device and
@@ -76,8 +76,7 @@ class QuoteChange:
     new: str
 
 
-QUOTE_WORDS = {"gone": "quote no longer in the document", "fixed": "error fixed in the document",
-               "unmatched": "quote not found in the document"}
+QUOTE_WORDS = MOVED_WORDS  # the quote changes diff names
 
 
 @dataclass

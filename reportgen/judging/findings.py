@@ -5,6 +5,7 @@ A material summary statement stands for its setups: they are not listed again.
 """
 
 from reportgen.model import (
+    MOVED,
     DocumentFindings,
     Findings,
     QuoteState,
@@ -14,7 +15,6 @@ from reportgen.model import (
     verdict_counts,
 )
 
-MOVED = (QuoteState.GONE, QuoteState.FIXED, QuoteState.UNMATCHED)  # quotes not in their documents now
 UNSETTLED = (Verdict.INCONCLUSIVE, Verdict.UNVERIFIABLE)
 
 

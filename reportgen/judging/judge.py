@@ -44,7 +44,7 @@ from decimal import Decimal
 
 from reportgen.experiments import thresholds
 from reportgen.formatting import fmt, printed_digits
-from reportgen.judging.printed import documented_value, printed_over_true
+from reportgen.judging.printed import printed_over_true
 from reportgen.judging.prose import claim_texts
 from reportgen.experiments.measure import Measurement, finite, why_too_few
 from reportgen.model import (
@@ -98,7 +98,7 @@ def _exact_one(claim, m):
 
 
 def _interval(claim, m):
-    x = documented_value(claim)
+    x = claim.documented_value
     lo, hi = m.lo, m.hi
     if x is None:
         return UNVERIFIABLE, Reason(Outcome.NO_NUMBER)

@@ -1,4 +1,4 @@
-"""The numbers a document prints: the documented value a rule compares with, and how far off it is."""
+"""How far off a document's printed numbers are from the measured ones (the Findings say it)."""
 
 import math
 
@@ -26,12 +26,3 @@ def printed_over_true(claim, m):
             return None
         ratios.append(number / v)
     return max(ratios, key=lambda r: abs(math.log(r)), default=None)
-
-
-def documented_value(claim):
-    """The documented number a rule compares with, or None (printed vectors, words)."""
-    if claim.value is not None:
-        return claim.value
-    if isinstance(claim.documented, str):
-        return parse_printed(claim.documented)
-    return None

@@ -10,7 +10,6 @@ from reportgen.experiments.measure import MeasureUnavailable, level_of
 from reportgen.judging import prose
 from reportgen.judging.documents import UNREAD, state
 from reportgen.judging.judge import judge, summarize, unavailable
-from reportgen.judging.printed import documented_value
 from reportgen.model import QuoteState, Section
 
 
@@ -51,7 +50,7 @@ def judge_run(run, claims):
 
 def documented_numbers(claims):
     """{claim id: the documented number} for figures that mark what a document prints."""
-    return {c.id: documented_value(c) for c in claims}
+    return {c.id: c.documented_value for c in claims}
 
 
 def sum_up(sections, catalog):

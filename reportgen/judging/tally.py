@@ -4,9 +4,6 @@ from reportgen.model import Verdict, statements, verdict_counts
 
 CONFIRMED, CONTRADICTED, UNVERIFIABLE = Verdict.CONFIRMED, Verdict.CONTRADICTED, Verdict.UNVERIFIABLE
 
-__all__ = ["coverage", "family_wise", "statements", "tally", "verdict_counts"]
-
-
 def coverage(judged, documents, unchecked):
     """Per document: statements found, checked, left unverifiable, not checkable, consistency rows."""
     top = statements(judged)

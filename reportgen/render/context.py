@@ -16,12 +16,9 @@ from reportgen.errors import ReportgenError
 from reportgen.experiments.family import Table
 from reportgen.experiments.sources import Source
 from reportgen.experiments.stats import LEVEL
-from reportgen.model import QUOTE_WORDS as STATE_WORDS
-from reportgen.model import VERDICTS, QuoteState, verdict_counts
+from reportgen.model import MOVED_WORDS, VERDICTS, verdict_counts
 from reportgen.render import errata, plainwords, wording
 
-GONE, FIXED, UNMATCHED = QuoteState.GONE, QuoteState.FIXED, QuoteState.UNMATCHED
-QUOTE_WORDS = {state: STATE_WORDS[state] for state in (GONE, FIXED, UNMATCHED)}  # shown beside a verdict
 # What every page of a build of these profiles says about itself: its sizes decide nothing
 # (the title page's sentence, which every PDF page repeats in its margin).
 PROFILE_WARNINGS = {"quick": "Quick profile: sizes too small for the verdicts to be relied on."}
@@ -47,7 +44,7 @@ def claim_row(j, table):
         "tolerance": said.rule,
         "table": table,
         "quote_state": j.quote_state,
-        "quote_words": QUOTE_WORDS.get(j.quote_state, ""),
+        "quote_words": MOVED_WORDS.get(j.quote_state, ""),
     }
 
 

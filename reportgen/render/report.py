@@ -20,11 +20,9 @@ from reportgen.render.pdf import begin_sheet, cached_pdfs, pdf_stage, ready_to_r
 from reportgen.render.results import results_document
 from reportgen.render.templates import render_html
 
-# The data files' makers: (report model, catalog, info, config, build id) -> text.
-MAKERS = {
-    "bibliography": lambda report, catalog, info, config, build: citation.bibliography(config, info, build),
-    "citation": lambda report, catalog, info, config, build: citation.cff(config, info, build),
-}
+# The data files' makers besides results.json (which the build id is the hash of):
+# (config, provenance, build id) -> text.
+MAKERS = {"bibliography": citation.bibliography, "citation": citation.cff}
 
 
 def pages(output, ctx):
@@ -52,7 +50,7 @@ def render(report, catalog, info, config, timings, store, progress, pool=None, o
         pool.warm(ready_to_render)  # while this process lays the pages out (none on one core)
     results_json = json.dumps(results_document(report, catalog, info, config.title), indent=1, ensure_ascii=False)
     build = hashlib.sha256(results_json.encode()).hexdigest()[:16]
-    files = {o.data: results_json if o.name == "results" else MAKERS[o.name](report, catalog, info, config, build)
+    files = {o.data: results_json if o.name == "results" else MAKERS[o.name](config, info, build)
              for o in outputs if o.data}
     if not templated:
         return files, build

@@ -9,7 +9,6 @@ import math
 from reportgen.experiments.cells import table_json
 from reportgen.experiments.family import Table
 from reportgen.experiments.stats import LEVEL
-from reportgen.formatting import parse_printed
 from reportgen.render import wording
 
 
@@ -31,8 +30,6 @@ def claim_json(j):
     """One judged claim as results.json holds it: the claim, its measurement and the verdict's
     reason as numbers (reportgen.model), and the words the report prints for them."""
     c, said = j.claim, wording.words(j)
-    documented_value = c.value if c.value is not None else (
-        parse_printed(c.documented) if isinstance(c.documented, str) else None)
     return {
         "id": c.id,
         "doc": c.doc,
@@ -41,7 +38,7 @@ def claim_json(j):
         "label": c.label,
         "kind": c.kind,
         "documented": c.documented,
-        "documented_value": documented_value,
+        "documented_value": c.documented_value,
         "measure": {"name": c.measure, "args": c.args} if c.measure else None,
         "measurement": j.measurement.to_json() if j.measurement else None,
         "rule": c.rule,
