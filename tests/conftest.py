@@ -1,7 +1,8 @@
 """Shared fixtures: one quick build per session, reused read-only by many tests.
 
-A second cold build in a fresh interpreter (`fresh_build`, for the reproducibility test) runs
-in the background from the session's start; work that needs the session build but not this
+The session's build (`quick_build`) and a second cold build (`fresh_build`, for the
+reproducibility test), each in a fresh interpreter, run in the background from the session's
+start, beside the fast tests; work that needs the session build but not this
 process (`after_build`: reading the PDFs' text, the signal cases) starts in the background as
 soon as it is done; a `--only PDF_FAMILY` build (`small_pdf_build`) gives the tests that damage
 or interrupt a PDF a cheap one to start from.
@@ -221,17 +222,36 @@ def quick_formats():
     return "html,pdf" if pdf_supported() else "html"
 
 
+SESSION_BUILD = pytest.StashKey()
+
+
+def start_session_build(config, tmp_path_factory):
+    """Start the session's build, `python -m reportgen build --profile quick --no-cache` in a fresh
+    folder, in the background (once per session); `quick_build` waits for it.
+
+    It needs nothing from this process, so it runs beside the fast tests, which take one core,
+    instead of before the first slow one; niced, it takes the CPU they leave."""
+    if SESSION_BUILD not in config.stash:
+        root = tmp_path_factory.mktemp("quick-build")
+        args = [sys.executable, "-m", "reportgen", "build", "--profile", "quick", "--no-cache", "--format",
+                quick_formats()]
+        build = Background(config, args, cwd=root, env={**os.environ, "SOURCE_DATE_EPOCH": EPOCH}, timeout=600, nice=5)
+        config.stash[SESSION_BUILD] = SimpleNamespace(root=root, build=build)
+    return config.stash[SESSION_BUILD]
+
+
 @pytest.fixture(scope="session")
 def quick_build(request, tmp_path_factory, source_date_epoch):
-    """One `reportgen build --profile quick --no-cache` (seed 0) in a fresh folder."""
+    """One `reportgen build --profile quick --no-cache` (seed 0) in a fresh folder, begun in the
+    background at the session's start (`early_builds`)."""
     item = request.config.stash.get(RUNNING, None)
     if item is not None and item.get_closest_marker("slow") is None:
         pytest.fail(f"{item.nodeid} is not marked slow but asks for the session's full build (a minute): "
                     "mark it @pytest.mark.slow (request.getfixturevalue hides a fixture from BUILD_FIXTURES)")
-    root = tmp_path_factory.mktemp("quick-build")
+    started = start_session_build(request.config, tmp_path_factory)
+    root, result = started.root, started.build.result()
+    assert result.returncode == 0, describe(result)
     formats = quick_formats()
-    result = invoke(["build", "--profile", "quick", "--no-cache", "--format", formats], root)
-    assert result.exit_code == 0, describe(result)
     out = root / "output"
     build = SimpleNamespace(
         root=root,
@@ -324,9 +344,8 @@ def start_fresh_build(config, tmp_path_factory):
     """Start `python -m reportgen build --profile quick --no-cache` in a fresh folder and a fresh
     interpreter, in the background (once per session); `fresh_build` waits for it.
 
-    It needs nothing from this process, so it runs on the second core while the fast tests and
-    then the session's own build run here, instead of after them; niced, it takes the CPU
-    they leave (test_same_seed_gives_identical_bytes, which waits for it, runs last).
+    Like the session's build, it runs beside the fast tests; niced further, it takes the CPU
+    they and that build leave (test_same_seed_gives_identical_bytes, which waits for it, runs last).
     """
     if FRESH_BUILD in config.stash:
         return config.stash[FRESH_BUILD]
@@ -339,10 +358,13 @@ def start_fresh_build(config, tmp_path_factory):
 
 
 @pytest.fixture(scope="session", autouse=True)
-def early_fresh_build(request, tmp_path_factory, source_date_epoch):
-    """Start the background build at the session's first test when a test will want it (after the
-    session's environment is set: the build must not make a cache key in the real home)."""
-    if any("fresh_build" in getattr(item, "fixturenames", ()) for item in request.session.items):
+def early_builds(request, tmp_path_factory, source_date_epoch):
+    """Start the background builds at the session's first test when a test will want them (after
+    the session's environment is set: a build must not make a cache key in the real home)."""
+    wanted = set().union(*(getattr(item, "fixturenames", ()) for item in request.session.items))
+    if "quick_build" in wanted:
+        start_session_build(request.config, tmp_path_factory)
+    if "fresh_build" in wanted:
         start_fresh_build(request.config, tmp_path_factory)
 
 
