@@ -21,6 +21,7 @@ import subprocess
 import tempfile
 import sys
 import threading
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -30,6 +31,7 @@ from click.testing import CliRunner
 from reportgen.cli import main
 
 EPOCH = "1700000000"  # 2023-11-14T22:13:20Z
+CACHE_KEY = "reportgen-test-session-key"  # the cache's MAC key in every build of the session
 BUILD_TIME = datetime.datetime.fromtimestamp(int(EPOCH), datetime.timezone.utc).isoformat()
 OUTPUT_NAMES = ("results.json", "report.html", "report.pdf", "report-handout.pdf")
 DOCUMENTS = ("000", "001", "002", "003", "004")  # one errata sheet each
@@ -76,6 +78,16 @@ def judged_claims(name):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: takes more than a few seconds (deselect with -m 'not slow')")
+    if not hasattr(config, "workerinput"):  # the session's own process (xdist's workers inherit the folder)
+        folder = Path(tempfile.mkdtemp(prefix="reportgen-tests-"))
+        os.environ[SHARED] = str(folder)
+        config.stash[BUILDER] = Builder(config, folder)
+
+
+def pytest_unconfigure(config):
+    builder = config.stash.get(BUILDER, None)
+    if builder is not None:
+        builder.close()
 
 
 # Fixtures that build the whole report (the session's quick build, or a copy of its cache):
@@ -120,7 +132,7 @@ def source_date_epoch():
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("SOURCE_DATE_EPOCH", EPOCH)
         # The cache's MAC key: never the user's own state folder (tests write no home files).
-        mp.setenv("REPORTGEN_CACHE_KEY", "reportgen-test-session-key")
+        mp.setenv("REPORTGEN_CACHE_KEY", CACHE_KEY)
         mp.setenv("XDG_STATE_HOME", str(Path(tempfile.mkdtemp(prefix="reportgen-state-"))))
         yield EPOCH
 
@@ -222,34 +234,15 @@ def quick_formats():
     return "html,pdf" if pdf_supported() else "html"
 
 
-SESSION_BUILD = pytest.StashKey()
-
-
-def start_session_build(config, tmp_path_factory):
-    """Start the session's build, `python -m reportgen build --profile quick --no-cache` in a fresh
-    folder, in the background (once per session); `quick_build` waits for it.
-
-    It needs nothing from this process, so it runs beside the fast tests, which take one core,
-    instead of before the first slow one; niced, it takes the CPU they leave."""
-    if SESSION_BUILD not in config.stash:
-        root = tmp_path_factory.mktemp("quick-build")
-        args = [sys.executable, "-m", "reportgen", "build", "--profile", "quick", "--no-cache", "--format",
-                quick_formats()]
-        build = Background(config, args, cwd=root, env={**os.environ, "SOURCE_DATE_EPOCH": EPOCH}, timeout=600, nice=5)
-        config.stash[SESSION_BUILD] = SimpleNamespace(root=root, build=build)
-    return config.stash[SESSION_BUILD]
-
-
 @pytest.fixture(scope="session")
 def quick_build(request, tmp_path_factory, source_date_epoch):
-    """One `reportgen build --profile quick --no-cache` (seed 0) in a fresh folder, begun in the
-    background at the session's start (`early_builds`)."""
+    """One `reportgen build --profile quick --no-cache` (seed 0) in a fresh folder and a fresh
+    interpreter, begun in the background at the session's start (BUILDS)."""
     item = request.config.stash.get(RUNNING, None)
     if item is not None and item.get_closest_marker("slow") is None:
         pytest.fail(f"{item.nodeid} is not marked slow but asks for the session's full build (a minute): "
                     "mark it @pytest.mark.slow (request.getfixturevalue hides a fixture from BUILD_FIXTURES)")
-    started = start_session_build(request.config, tmp_path_factory)
-    root, result = started.root, started.build.result()
+    root, result = background_build("quick")
     assert result.returncode == 0, describe(result)
     formats = quick_formats()
     out = root / "output"
@@ -266,7 +259,9 @@ def quick_build(request, tmp_path_factory, source_date_epoch):
         handout=out / "report-handout.pdf" if "pdf" in formats else None,
         sheets=sorted(out.glob("errata-*.pdf")) if "pdf" in formats else [],
     )
-    for name in AFTER_BUILD:  # work that waited for this build, wanted by a test of this session
+    for name in AFTER_BUILD if not hasattr(request.config, "workerinput") else ():
+        # work that waited for this build, wanted by a test of this session (in one of xdist's workers,
+        # which does not know which tests it will be given: begun by the fixture that wants it)
         if any(name in getattr(item, "fixturenames", ()) for item in request.session.items):
             started_after_build(request.config, name, build, tmp_path_factory)
     return build
@@ -335,41 +330,105 @@ def pdf_build_dir(tmp_path, small_pdf_build):
     return tmp_path
 
 
-# --- a second cold build in a fresh interpreter, run beside the session's own -------------
+# --- the session's builds, in the background, shared by every process of the session -------
 
-FRESH_BUILD = pytest.StashKey()
+BUILDS = {  # name -> (arguments after `python -m reportgen build --format FORMATS`, nice)
+    # the session's build, read by every slow test
+    "quick": (["--profile", "quick", "--no-cache"], 5),
+    # a second cold build, for the reproducibility test (test_same_seed_gives_identical_bytes, run last)
+    "fresh": (["--profile", "quick", "--no-cache", "-q"], 10),
+}
+WANTED_BY = {"quick": "quick_build", "fresh": "fresh_build"}  # the fixture that waits for each
+SHARED = "REPORTGEN_TEST_SHARED"  # the folder they are built in, the same for all of xdist's workers
+BUILDER = pytest.StashKey()
 
 
-def start_fresh_build(config, tmp_path_factory):
-    """Start `python -m reportgen build --profile quick --no-cache` in a fresh folder and a fresh
-    interpreter, in the background (once per session); `fresh_build` waits for it.
+class Builder:
+    """Runs BUILDS in the background for the whole session, each once, in the process that runs
+    the session (xdist's controller, or the only one): they need nothing from a test process, so
+    they run beside the fast tests, niced, on the CPU those leave.
 
-    Like the session's build, it runs beside the fast tests; niced further, it takes the CPU
-    they and that build leave (test_same_seed_gives_identical_bytes, which waits for it, runs last).
-    """
-    if FRESH_BUILD in config.stash:
-        return config.stash[FRESH_BUILD]
-    root = tmp_path_factory.mktemp("fresh-build")
-    args = [sys.executable, "-m", "reportgen", "build", "--profile", "quick", "--no-cache", "--format",
-            quick_formats(), "-q"]
-    build = Background(config, args, cwd=root, env={**os.environ, "SOURCE_DATE_EPOCH": EPOCH}, timeout=600, nice=10)
-    config.stash[FRESH_BUILD] = SimpleNamespace(root=root, build=build)
-    return config.stash[FRESH_BUILD]
+    A process whose tests want a build asks for it with a file (`want`); the builder starts it
+    and writes its outcome beside its folder (`background_build` waits for that)."""
+
+    def __init__(self, config, folder):
+        self.folder, self.started, self.stop = folder, {}, threading.Event()
+        self.state = Path(tempfile.mkdtemp(prefix="reportgen-state-"))
+        (folder / "want").mkdir()
+        self.config = config
+        self.thread = threading.Thread(target=self._watch, daemon=True, name="builder")
+        self.thread.start()
+
+    def _watch(self):
+        while not self.stop.wait(0.1):
+            for name in sorted(p.name for p in (self.folder / "want").iterdir()):
+                if name in BUILDS and name not in self.started:
+                    self._start(name)
+            for name, build in list(self.started.items()):
+                if build is not None and build.proc.poll() is not None:
+                    self._finish(name, build)
+
+    def _start(self, name):
+        args, nice = BUILDS[name]
+        root = self.folder / name
+        root.mkdir()
+        env = {**os.environ, "SOURCE_DATE_EPOCH": EPOCH, "REPORTGEN_CACHE_KEY": CACHE_KEY,
+               "XDG_STATE_HOME": str(self.state)}
+        self.started[name] = Background(self.config, [sys.executable, "-m", "reportgen", "build", "--format",
+                                                       quick_formats(), *args], cwd=root, env=env, timeout=600,
+                                        nice=nice)
+
+    def _finish(self, name, build):
+        done = build.result()
+        outcome = {"returncode": done.returncode, "stdout": done.stdout, "stderr": done.stderr}
+        staged = self.folder / f".{name}.json"
+        staged.write_text(json.dumps(outcome), encoding="utf-8")
+        staged.replace(self.folder / f"{name}.json")
+        self.started[name] = None
+
+    def close(self):
+        """End the builds still running (the session ended first: -x, Ctrl-C) and remove their folder."""
+        self.stop.set()
+        self.thread.join()
+        for build in self.started.values():
+            if build is not None:
+                build._stop()
+        shutil.rmtree(self.folder, ignore_errors=True)
+        shutil.rmtree(self.state, ignore_errors=True)
+
+
+def shared_folder():
+    return Path(os.environ[SHARED])
+
+
+def want(name):
+    """Ask the session's builder for a build (once is enough; asking again changes nothing)."""
+    (shared_folder() / "want" / name).touch()
+
+
+def background_build(name, timeout=600):
+    """(folder, CompletedProcess) of a background build, waited for."""
+    want(name)
+    outcome, deadline = shared_folder() / f"{name}.json", time.monotonic() + timeout
+    while not outcome.is_file():
+        if time.monotonic() > deadline:
+            raise subprocess.TimeoutExpired(name, timeout)
+        time.sleep(0.1)
+    done = json.loads(outcome.read_text(encoding="utf-8"))
+    return shared_folder() / name, subprocess.CompletedProcess(name, done["returncode"], done["stdout"], done["stderr"])
 
 
 @pytest.fixture(scope="session", autouse=True)
-def early_builds(request, tmp_path_factory, source_date_epoch):
-    """Start the background builds at the session's first test when a test will want them (after
-    the session's environment is set: a build must not make a cache key in the real home)."""
+def early_builds(request, source_date_epoch):
+    """Ask for the background builds at the session's first test when a test will want them."""
     wanted = set().union(*(getattr(item, "fixturenames", ()) for item in request.session.items))
-    if "quick_build" in wanted:
-        start_session_build(request.config, tmp_path_factory)
-    if "fresh_build" in wanted:
-        start_fresh_build(request.config, tmp_path_factory)
+    for name, fixture in WANTED_BY.items():
+        if fixture in wanted:
+            want(name)
 
 
 @pytest.fixture(scope="session")
-def fresh_build(request, tmp_path_factory, source_date_epoch):
+def fresh_build(source_date_epoch):
     """The finished background build: root, and a CompletedProcess of its run (as run_cli gives)."""
-    started = start_fresh_build(request.config, tmp_path_factory)
-    return SimpleNamespace(root=started.root, output=started.root / "output", proc=started.build.result())
+    root, proc = background_build("fresh")
+    return SimpleNamespace(root=root, output=root / "output", proc=proc)

@@ -1,4 +1,4 @@
-"""Whole builds: reproducibility, atomic output, failing experiments, the registry, results.json."""
+"""Whole builds: atomic output, failing experiments, the registry, results.json."""
 
 import base64
 import dataclasses
@@ -36,26 +36,6 @@ def stray_files(folder):
     """Files under folder that are not finished outputs (temporary or staged files of a write)."""
     kept = (*OUTPUT_NAMES, *SHEETS, ".reportgen-manifest.json", ".reportgen-lock")  # the lock file stays, empty
     return [p.name for p in Path(folder).iterdir() if p.name not in kept]
-
-
-# --- reproducibility -------------------------------------------------------------------
-
-
-def test_same_seed_gives_identical_bytes(fresh_build, quick_build):
-    """A second --no-cache build in a fresh folder and a fresh interpreter is byte-identical.
-
-    SOURCE_DATE_EPOCH is set for the session, so the PDF's dates and identifier are fixed too.
-    The second build (`python -m reportgen build --profile quick --no-cache -q`, see
-    conftest.fresh_build) runs in the background from the session's start; this test runs last.
-    """
-    proc, tmp_path = fresh_build.proc, fresh_build.root
-    assert proc.returncode == 0, describe(proc)
-    assert f"ran {len(EXPERIMENTS)} of {len(EXPERIMENTS)}, 0 from cache" in proc.stdout
-    assert (tmp_path / "output" / "results.json").read_bytes() == quick_build.results_bytes
-    assert (tmp_path / "output" / "report.html").read_bytes() == quick_build.html_bytes
-    if quick_build.pdf:
-        assert (tmp_path / "output" / "report.pdf").read_bytes() == quick_build.pdf.read_bytes()
-    assert figure_files(tmp_path / "figures") == figure_files(quick_build.root / "figures")
 
 
 def figure_files(folder):

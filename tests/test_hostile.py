@@ -429,13 +429,14 @@ def test_source_date_epoch_never_enters_the_cache(tmp_path, monkeypatch):
     assert '"build_time": "1970' not in (tmp_path / "output" / "results.json").read_text()
 
 
-def test_library_log_lines_go_through_reportgen_and_respect_quiet():
+def test_library_log_lines_go_through_reportgen_and_respect_quiet(monkeypatch):
     import io
     import logging
 
     from reportgen import liblog
     from reportgen.progress import Progress
 
+    monkeypatch.delenv("COLUMNS", raising=False)  # a width folds the line (xdist's workers set one)
     stream = io.StringIO()
     liblog.route(Progress(quiet=True, stream=stream))
     logger = logging.getLogger("weasyprint")
