@@ -107,8 +107,9 @@ def timed(argv, cwd, env):
     return seconds
 
 
-def measure(runs=3, jupyter=None, reportgen=None):
-    """Seconds of the peer notebook and of the two quick cold builds, interleaved over runs."""
+def measure(runs=3, jupyter=None, reportgen=None, only=()):
+    """Seconds of the peer notebook and of the builds, interleaved over runs; `only`: words of the
+    cases to time (the peer notebook is always timed: every ratio is to it)."""
     bindir = Path(sys.executable).parent
     jupyter, reportgen = jupyter or bindir / "jupyter", reportgen or bindir / "reportgen"
     if not Path(jupyter).exists():
@@ -116,8 +117,10 @@ def measure(runs=3, jupyter=None, reportgen=None):
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
     cells = len(json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"])
     with tempfile.TemporaryDirectory(prefix="reportgen-peer-") as scratch:
-        cases = commands(scratch, jupyter, reportgen)
-        prepare_edit(cases[EDIT][1], reportgen, env)
+        cases = {label: case for label, case in commands(scratch, jupyter, reportgen).items()
+                 if label == PEER or not only or any(word in label for word in only)}
+        if EDIT in cases:
+            prepare_edit(cases[EDIT][1], reportgen, env)
         times = {label: [] for label in cases}
         for run in range(runs):
             for label, (argv, folder) in cases.items():
@@ -156,6 +159,8 @@ def main(argv=None):
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--refresh-notebook", action="store_true", help=f"rewrite {NOTEBOOK.name} from --seeds")
     parser.add_argument("--seeds", default=str(SEEDS), help="the documents' folder (default ../shared/seeds)")
+    parser.add_argument("--case", action="append", default=[], metavar="WORDS",
+                        help="time only the cases whose name holds WORDS (repeatable; e.g. 'HTML only'), and the peer")
     args = parser.parse_args(argv)
     if args.refresh_notebook:
         nb = notebook_from(args.seeds)
@@ -164,7 +169,7 @@ def main(argv=None):
         NOTEBOOK.write_text(json.dumps(nb, indent=1) + "\n", encoding="utf-8")
         print(f"{NOTEBOOK}: {len(nb['cells'])} cells")
         return 0
-    print(table(measure(args.runs)), end="")
+    print(table(measure(args.runs, only=args.case)), end="")
     return 0
 
 
