@@ -63,6 +63,10 @@ def run_all(config, progress, catalog, families, drawer=None, store=None, device
     device = device or resolve_device(config.device)
     store = store or open_cache(config, progress)
     ready, todo = look_up(chosen, config, device, store)
+    if graph is not None and graph.pool is not None and "pdf" in config.format:
+        from reportgen.render.pdf import warming  # a worker with nothing else to do readies itself for the PDFs
+
+        graph.add(*warming(graph.pool.processes, after=[("run", e.name) for e, _ in todo]))
     cold, cached = timing.plan(config, device, store, progress, ready, todo, formats)
     done = {}
     expected, _ = progress.estimates.experiments(cold, cached, workers_for(todo, device))
@@ -120,7 +124,7 @@ def build(config, progress, catalog=None, families=None):
     from reportgen.judging import documents, vocabulary
     from reportgen.judging.assemble import assemble
     from reportgen.publish import aside, outputs, provenance
-    from reportgen.render import pdf, report
+    from reportgen.render import report
     from reportgen.drawer import Drawer
 
     liblog.route(progress)
@@ -138,8 +142,6 @@ def build(config, progress, catalog=None, families=None):
     # the workers are ended at once if the build stops (an error, Ctrl-C, SIGTERM)
     with workers.Workers() as pool, jobs.Graph(pool) as graph:
         graph.listen(progress.job)
-        if "pdf" in config.format:  # a worker with nothing else to do readies itself for the PDFs
-            graph.add(*pdf.warming(pool.processes))
         drawer = Drawer(config, store, graph)
         device, sections = run_all(config, progress, catalog, families, drawer, store, device, config.format,
                                    documents.looked_up(catalog, texts, config.claims, store), graph)

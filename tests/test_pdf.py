@@ -643,10 +643,11 @@ def test_a_pdf_typeset_while_a_signal_was_taken_is_never_kept(monkeypatch):
 
 
 def test_each_pdf_not_cached_is_one_job_the_longest_first():
-    """pdf.typeset: each sheet not in the cache becomes a job of the build's graph as soon as it
-    is laid out (a worker that is up begins it while the report's own print pages are laid out:
-    a rebuild after an edit to one claim waits for that sheet only), ranked by its length; a PDF
-    already added (the same HTML) is not added twice, a cached one never."""
+    """pdf.typeset: each PDF not in the cache becomes a job of the build's graph as soon as its
+    page is laid out (a worker that is up begins it while the next pages are laid out: a cold
+    build begins report.pdf first, a rebuild after an edit to one claim waits for that sheet
+    only), ranked by its length; a PDF already added (the same HTML) is not added twice, a
+    cached one never."""
     from reportgen.jobs import PDF, Graph
     from reportgen.render import pdf
 

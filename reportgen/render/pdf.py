@@ -63,10 +63,12 @@ def ready_to_render():
         _READIED.append(True)
 
 
-def warming(processes):
-    """Jobs that ready the workers for the PDFs (ready_to_render), one per worker: only a worker
-    does one, and only when no other job is ready for it; a build without workers drops them."""
-    return [jobs.Job(("warm", "pdf", index), None, (ready_to_render,), rank=(jobs.WARM,)) for index in range(processes)]
+def warming(processes, after=()):
+    """Jobs that ready the workers for the PDFs (ready_to_render), one per worker, once the jobs
+    of `after` are done (the runs: their imports first): only a worker does one, and only when no
+    other job is ready for it; a build without workers drops them."""
+    return [jobs.Job(("warm", "pdf", index), None, (ready_to_render,), tuple(after), rank=(jobs.WARM,))
+            for index in range(processes)]
 
 
 def _warm_up_page():

@@ -61,15 +61,17 @@ def render(report, catalog, info, config, timings, store, progress, graph=None, 
         screens = [(o.file("screen", doc), own, o) for o in templated if "screen" in o.media(formats)
                    for doc, own in pages(o, ctx)]
         printing = [o for o in templated if "print" in o.media(formats)]
-        # The per-document PDFs first: those not cached are jobs at once, which a worker that is up
-        # begins while the other print pages are laid out (a rebuild after an edit one sheet shows
-        # waits for it alone).
-        sheets = print_pages([o for o in printing if o.per_document], ctx, unnamed, stampable)
-        cached = cached_pdfs({k: p.html for k, p in sheets.items()}, store)  # looked up once: a damaged entry warns once
-        if graph is not None:
-            typeset(graph, {k: p.html for k, p in sheets.items()}, info, cached)
-        printed = {**sheets, **print_pages([o for o in printing if not o.per_document], ctx, unnamed, stampable)}
-        cached.update(cached_pdfs({k: p.html for k, p in printed.items() if k not in cached}, store))
+        # Each output's PDFs not cached are jobs as soon as its print pages are laid out, in the
+        # declared order (report.pdf, the longest, first): a worker that is up begins one while
+        # the next pages are laid out.
+        laid_out, cached = {}, {}
+        for output in printing:
+            own = print_pages([output], ctx, unnamed, stampable)
+            cached.update(cached_pdfs({k: p.html for k, p in own.items()}, store))  # once: a damaged entry warns once
+            if graph is not None:
+                typeset(graph, {k: p.html for k, p in own.items()}, info, cached)
+            laid_out.update(own)
+        printed = {k: p for k, p in sorted(laid_out.items(), key=lambda item: not item[1].output.per_document)}
         if not printed:
             lay_out(screens, files)
     timings["html"] = time.perf_counter() - stage
