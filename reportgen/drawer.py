@@ -75,10 +75,11 @@ class Drawer:
     figures are never redrawn.
     """
 
-    def __init__(self, config, store, graph=None):
+    def __init__(self, config, store, graph=None, expected=None):
         self.config = config
         self.store = store  # the build's Cache
         self.graph = graph  # the build's jobs.Graph; None: finish() draws in a graph of its own
+        self.expected = expected or (lambda name: None)  # seconds a family's figures take to draw, or None
         self.formats = formats_for(config.format) or FORMATS
         self.jobs = []  # (Job, cached entries or None: drawn by the graph's job ("figures", name))
         self.drawn = []  # (Job, entries, whether they came from the cache)
@@ -96,9 +97,12 @@ class Drawer:
             self.graph.add(self._job(job))
 
     def _job(self, job):
-        """The graph's job that draws one family (here, or in a worker)."""
+        """The graph's job that draws one family (here, or in a worker), ranked by how long it
+        is expected to take: the longest first leaves the shortest for the end, when one process
+        would otherwise draw alone."""
         there = (_draw_registered, job.experiment.name, job.results, job.documented, self.formats)
-        return jobs.Job(("figures", job.experiment.name), lambda: self._draw_here(job), there, rank=(jobs.FIGURES,))
+        return jobs.Job(("figures", job.experiment.name), lambda: self._draw_here(job), there,
+                        rank=(jobs.FIGURES, self.expected(job.experiment.name) or 0.0))
 
     def drawing(self):
         """How many of the submitted families have figures still to draw (the others are

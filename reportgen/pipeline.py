@@ -142,7 +142,7 @@ def build(config, progress, catalog=None, families=None):
     # the workers are ended at once if the build stops (an error, Ctrl-C, SIGTERM)
     with workers.Workers() as pool, jobs.Graph(pool) as graph:
         graph.listen(progress.job)
-        drawer = Drawer(config, store, graph)
+        drawer = Drawer(config, store, graph, lambda name: progress.expected(f"figures:{name}", "cold"))
         device, sections = run_all(config, progress, catalog, families, drawer, store, device, config.format,
                                    documents.looked_up(catalog, texts, config.claims, store), graph)
         timings["experiments"] = time.perf_counter() - start

@@ -234,12 +234,16 @@ class Progress:
                     self._write(f"{self._stamp()} {line}")
 
     def job(self, event):
-        """A job of the build's graph started or ended (a reportgen.jobs.Event, from any thread)."""
+        """A job of the build's graph started or ended (a reportgen.jobs.Event, from any thread);
+        a family's figures drawn keep their time, "figures:<family>", as the next estimate."""
         with self._lock:
             if event.what == "started":
                 self._jobs[event.job.key] = event.where
-            else:
-                self._jobs.pop(event.job.key, None)
+                return
+            self._jobs.pop(event.job.key, None)
+            kind, name = event.job.key if isinstance(event.job.key, tuple) and len(event.job.key) == 2 else (None, None)
+            if kind == "figures" and event.seconds is not None:
+                self.durations[f"figures:{name}"] = ("cold", event.seconds)
 
     def __call__(self, items, label):
         """Iterate over items, showing a bar on a TTY and one line per loop otherwise; the heartbeat says
