@@ -52,7 +52,9 @@ class Job:
 
 @dataclass(frozen=True)
 class Event:
-    """A job started or done (`what`), `where` (HERE or WORKER); a done one's `seconds`."""
+    """A job started or done (`what`), `where` (HERE or WORKER); a done one's `seconds`. A job's
+    "done" is heard before its outcome can be seen, so a listener's record of it is complete
+    when the stage that waited for the job goes on."""
 
     what: str
     job: Job
@@ -200,9 +202,9 @@ class Graph:
             future.set_result(job.here())
         except Exception as exc:  # the job's own failure: its Future's
             future.set_exception(exc)
+        self._emit(Event("done", job, HERE, time.perf_counter() - start))  # heard before its outcome is seen
         with self.cond:
             self._record(job, future)
-        self._emit(Event("done", job, HERE, time.perf_counter() - start))
 
     def _start_workers(self):
         """Start the workers and their feeding threads (from the build's thread: Workers.ready)
@@ -238,28 +240,43 @@ class Graph:
                     if not self._usable():
                         return
                     self.cond.wait()
-            self._emit(Event("started", job, WORKER))
-            start = time.perf_counter()
             try:
-                future = self.pool.offload(*job.there)
-            except Exception:  # noqa: BLE001 (a job no worker can take is done here)
-                future = None
-            if future is not None:
-                wait([future])
-            ending = future is not None and future.cancelled()  # the pool is ending (Workers.close)
-            if future is None or ending or self.pool.lost(future):
-                with self.cond:  # done here: the same job, for this process only (one only a worker may do goes)
-                    del self.running[job.key]
-                    self.pending[job.key] = replace(job, there=None) if job.here is not None else job
-                    if job.here is None:
-                        self._drop(job.key)
-                    self._lost()
-                if ending:
+                if not self._offload(job):
                     return
-                continue
+            except BaseException:  # a fault of the feeding itself (a listener's): the job is this process's
+                with self.cond:
+                    if job.key in self.running:
+                        self._give_back(job)
+                raise
+
+    def _offload(self, job):
+        """Hand one job to a worker and wait for it; False once the pool is ending."""
+        self._emit(Event("started", job, WORKER))
+        start = time.perf_counter()
+        try:
+            future = self.pool.offload(*job.there)
+        except Exception:  # noqa: BLE001 (a job no worker can take is done here)
+            future = None
+        if future is not None:
+            wait([future])
+        ending = future is not None and future.cancelled()  # the pool is ending (Workers.close)
+        if future is None or ending or self.pool.lost(future):
             with self.cond:
-                self._record(job, future)
-            self._emit(Event("done", job, WORKER, time.perf_counter() - start))
+                self._give_back(job)
+                self._lost()
+            return not ending
+        self._emit(Event("done", job, WORKER, time.perf_counter() - start))  # heard before its outcome is seen
+        with self.cond:
+            self._record(job, future)
+        return True
+
+    def _give_back(self, job):
+        """A job taken for a worker that no worker did: this process's to do (one only a worker may do goes)."""
+        del self.running[job.key]
+        self.pending[job.key] = replace(job, there=None) if job.here is not None else job
+        if job.here is None:
+            self._drop(job.key)
+        self.cond.notify_all()
 
     def _lost(self):
         """A worker could not do a job: with a broken pool, the jobs only it could do go."""

@@ -304,7 +304,8 @@ def test_ranks_decide_who_takes_what_and_listeners_hear_where():
 
     def listen(event):
         with lock:
-            events.append((event.what, event.job.key, event.where))
+            events.append((event.what, event.job.key, event.where, event.what == "started"
+                           or graph.outcome(event.job.key) is None))  # a job's end heard before its outcome is seen
 
     with workers_on(executor) as pool, Graph(pool) as graph:
         graph.listen(listen)
@@ -314,10 +315,11 @@ def test_ranks_decide_who_takes_what_and_listeners_hear_where():
                   Job("run a", lambda: time.sleep(0.2), (time.sleep, 0.2), rank=(RUN,)),
                   Job("run b", lambda: time.sleep(0.2), (time.sleep, 0.2), rank=(RUN,)))
         list(graph.run())
-    started = {key: where for what, key, where in events if what == "started"}
+    started = {key: where for what, key, where, _ in events if what == "started"}
     assert started["run a"] == HERE and started["run b"] == WORKER
     assert {started["large"], started["small"]} == {HERE, WORKER}
-    assert sorted(key for what, key, _ in events if what == "done") == ["large", "run a", "run b", "small"]
+    assert sorted(key for what, key, _, _ in events if what == "done") == ["large", "run a", "run b", "small"]
+    assert all(unseen for *_, unseen in events)
 
 
 def test_a_job_only_a_worker_does_waits_for_an_idle_worker_or_is_dropped():
