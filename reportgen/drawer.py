@@ -1,6 +1,7 @@
 """Figures drawn beside the experiments (orchestration, as reportgen.scheduler is for the runs: it
-draws with render's figures, in the build's workers, through publish's cache): while this process waits for a worker's experiment,
-it draws the families already done; a worker with no experiment left draws the rest.
+draws with render's figures, in the build's workers, through publish's cache): each finished
+family's figures are a job of the build's graph (reportgen.jobs), ranked below the runs, so
+that a process with no experiment left to begin draws the families done.
 
 Each figure is built once and saved in the formats the build needs: SVG for report.html (and
 for the web), PNG at print resolution for the PDFs (and for slides). WeasyPrint draws an SVG
@@ -12,11 +13,10 @@ PNG, one without HTML no SVG.
 import base64
 import contextlib
 import os
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from reportgen import signals, workers
+from reportgen import jobs, signals, workers
 from reportgen.atomic import write_atomic
 from reportgen.errors import ReportgenError, short_traceback
 from reportgen.experiments.family import Figure
@@ -26,8 +26,6 @@ from reportgen.render.figures import render
 
 FORMATS = ("svg", "png")
 STAGED = ".staged"  # a figure file written, not yet in place: .NAME.staged
-WAITING = object()  # a job no process has yet: drawn here while this process would wait, or by finish()
-TAKEN = object()  # a job being handed to a process (for the moment between taking it and its Future)
 
 
 def formats_for(outputs):
@@ -72,21 +70,20 @@ class Drawer:
     names before the report is published, `close()` puts them in place and caches them after
     it: a build that stops before (interrupted, a full folder) leaves the previous report and
     its figures as they were.
-    The workers are the build's (reportgen.workers), which ends them however the build ends.
-    Cached figures are never redrawn. The experiments come first: a job waits for this process
-    to be idle (`here`, which the experiments' scheduler calls while it waits for a worker) or
-    for a worker with no experiment left to begin (`there`), and `finish` shares out the rest.
+    Each family to draw is a job of the build's graph (`graph`, reportgen.jobs; else finish
+    draws them in a graph of its own), whose workers end however the build ends. Cached
+    figures are never redrawn.
     """
 
-    def __init__(self, config, store, pool=None):
+    def __init__(self, config, store, graph=None, expected=None):
         self.config = config
         self.store = store  # the build's Cache
-        self.pool = pool  # the build's Workers; None: everything is drawn here
+        self.graph = graph  # the build's jobs.Graph; None: finish() draws in a graph of its own
+        self.expected = expected or (lambda name: None)  # seconds a family's figures take to draw, or None
         self.formats = formats_for(config.format) or FORMATS
-        self.jobs = []  # (Job, cached entries, a Future (a worker's, or drawn here), WAITING or TAKEN)
+        self.jobs = []  # (Job, cached entries or None: drawn by the graph's job ("figures", name))
         self.drawn = []  # (Job, entries, whether they came from the cache)
         self.staged = None  # [(staged file, its final name)] once stage() ran
-        self.lock = threading.Lock()  # `there` takes jobs from a feeding thread of Workers.share
 
     def submit(self, run, documented):
         """A run's figures to draw; `documented` maps claim ids to printed numbers."""
@@ -95,68 +92,44 @@ class Drawer:
         entries = self.store.load(job.cache_name, job.digest, cache.check_figures)
         if entries is not None and not all(fmt in e for e in entries for fmt in self.formats):
             entries = None  # drawn by a build that needed other formats (or an older reportgen)
-        with self.lock:
-            self.jobs.append((job, WAITING if entries is None else entries))
+        self.jobs.append((job, entries))
+        if entries is None and self.graph is not None:
+            self.graph.add(self._job(job))
 
-    def _take(self, end):
-        """(index, Job) of the first (end 0) or last (end -1) waiting job, now marked TAKEN; or None."""
-        with self.lock:
-            waiting = [index for index, (_, entries) in enumerate(self.jobs) if entries is WAITING]
-            if not waiting:
-                return None
-            index = waiting[end]
-            self.jobs[index] = (self.jobs[index][0], TAKEN)
-            return index, self.jobs[index][0]
-
-    def here(self):
-        """Draw the last waiting job in this process; whether there was one."""
-        taken = self._take(-1)
-        if taken is None:
-            return False
-        index, job = taken
-        self.jobs[index] = (job, workers.done_here(self._draw_here, job))
-        return True
-
-    def there(self, offload):
-        """Hand the first waiting job to a worker: the worker's Future, or None when no job waits
-        or no worker can take it (the job waits on). `offload(fn, *args)` is Workers.offload;
-        Workers.share calls this from its feeding thread once its own jobs are all taken, so
-        that a worker done with the experiments draws instead of waiting for the rest."""
-        taken = self._take(0)
-        if taken is None:
-            return None
-        index, job = taken
-        future = offload(*self._there(job))
-        self.jobs[index] = (job, WAITING if future is None else future)
-        return future
-
-    def _there(self, job):
-        """The function and arguments that draw a job in a worker."""
-        return _draw_registered, job.experiment.name, job.results, job.documented, self.formats
+    def _job(self, job):
+        """The graph's job that draws one family (here, or in a worker), ranked by how long it
+        is expected to take: the longest first leaves the shortest for the end, when one process
+        would otherwise draw alone."""
+        there = (_draw_registered, job.experiment.name, job.results, job.documented, self.formats)
+        return jobs.Job(("figures", job.experiment.name), lambda: self._draw_here(job), there,
+                        rank=(jobs.FIGURES, self.expected(job.experiment.name) or 0.0))
 
     def drawing(self):
         """How many of the submitted families have figures still to draw (the others are
         cached, or were drawn while the experiments ran)."""
-        return sum(1 for _, entries in self.jobs if entries is WAITING)
+        return sum(1 for job, entries in self.jobs if entries is None and self._done(job) is None)
 
     def cached(self):
         """How many of the submitted families' figures came from the cache."""
-        return sum(1 for _, entries in self.jobs if isinstance(entries, list))
+        return sum(1 for _, entries in self.jobs if entries is not None)
+
+    def _done(self, job):
+        return self.graph.outcome(("figures", job.experiment.name)) if self.graph is not None else None
 
     def finish(self):
         """Wait for the figures. Returns {experiment name: (figures, error)}: figures as
         (Figure, {"svg": bytes, "png": bytes}), or the error that stopped them."""
         drawn = {}
-        waiting = [index for index, (_, entries) in enumerate(self.jobs) if entries is WAITING]
-        if self.pool is not None:
-            for index, done in self.pool.share(waiting, lambda i: self._draw_here(self.jobs[i][0]),
-                                               lambda i: self._there(self.jobs[i][0])):
-                self.jobs[index] = (self.jobs[index][0], done)
+        with jobs.owned(self.graph, workers.Workers) as graph:
+            if graph is not self.graph:
+                graph.add(*(self._job(job) for job, entries in self.jobs if entries is None))
+            keys = [("figures", job.experiment.name) for job, entries in self.jobs if entries is None]
+            outcomes = {done.key[1]: future for done, future in graph.run(keys)}
         for job, entries in self.jobs:
             name = job.experiment.name
             try:
-                cached = isinstance(entries, list)
-                entries = self._entries(job, entries)
+                cached = entries is not None
+                entries = entries if cached else outcomes[name].result()
                 figures = [(Figure(e["slug"], e["caption"], e["alt"], None, e["part"]), files(e)) for e in entries]
             except Exception as exc:
                 drawn[name] = ((), short_traceback(exc))
@@ -229,15 +202,6 @@ class Drawer:
         self.staged = None
         for job, entries, cached in self.drawn:
             self._store(job, entries, cached)
-
-    def _entries(self, job, entries):
-        """The entries: cached, drawn (a Future: here or by a worker), or drawn now (also a
-        job its worker lost, Workers.lost)."""
-        if isinstance(entries, list):
-            return entries
-        if entries is WAITING or (self.pool is not None and self.pool.lost(entries)):
-            return self._draw_here(job)
-        return entries.result()
 
     def _store(self, job, entries, cached=False):
         """Cache the entries unless they came from the cache; a format this build did not draw

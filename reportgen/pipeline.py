@@ -2,9 +2,9 @@
 
 Each stage takes what the previous one returned: the scheduler gives each `Run`, the
 verdicts module the judgements of the family's claims on it, the sections module its
-tables, the drawer its figures, and the report module writes them all. One set of worker
-processes (reportgen.workers) serves the experiments, the figures and the PDFs, and ends
-with the build however it ends.
+tables, the drawer its figures, and the report module writes them all. The runs, figures and
+PDFs are jobs of one graph (reportgen.jobs) over one set of worker processes
+(reportgen.workers), which ends with the build however it ends.
 """
 
 import contextlib
@@ -43,13 +43,13 @@ def raise_first_failure(sections):
 
 
 def run_all(config, progress, catalog, families, drawer=None, store=None, device=None, formats=(), quotes=None,
-            pool=None):
+            graph=None):
     """Run (or load) every selected experiment and present it; failures are isolated.
 
     With a drawer, each section carries its figures (SVG and PNG). Each stage's time is
     kept in the cache as its next estimate. `quotes` says whether each claim's quote is in
-    its document now ({claim id: state}; reportgen.judging.documents.quotes). `pool`: the build's
-    worker processes (reportgen.workers), else the experiments start their own.
+    its document now ({claim id: state}; reportgen.judging.documents.quotes). `graph`: the build's
+    jobs (reportgen.jobs), else the experiments start workers of their own.
     """
     from reportgen import timing
     from reportgen.claims import checks
@@ -63,16 +63,16 @@ def run_all(config, progress, catalog, families, drawer=None, store=None, device
     device = device or resolve_device(config.device)
     store = store or open_cache(config, progress)
     ready, todo = look_up(chosen, config, device, store)
-    if not todo and pool is not None and "pdf" in config.format:
-        from reportgen.render.pdf import ready_to_render
+    if graph is not None and graph.pool is not None and "pdf" in config.format:
+        from reportgen.render.pdf import warming  # a worker with nothing else to do readies itself for the PDFs
 
-        pool.warm(ready_to_render)  # no experiment for the workers: they ready the PDFs from now
+        graph.add(*warming(graph.pool.processes, after=[("run", e.name) for e, _ in todo]))
     cold, cached = timing.plan(config, device, store, progress, ready, todo, formats)
     done = {}
     expected, _ = progress.estimates.experiments(cold, cached, workers_for(todo, device))
     what = f"{len(cold)} to run ({', '.join(cold) or 'none'}), {len(cached)} from cache"
     with progress.stage("experiments", what, expected=expected) as stage, \
-            contextlib.closing(runs(chosen, config, device, progress, store, (ready, todo), pool, drawer)) as finished:
+            contextlib.closing(runs(chosen, config, device, progress, store, (ready, todo), graph)) as finished:
         stage.detail = f"0 of {len(chosen)} done"
         for run in finished:  # in the order they finish; the report keeps the registry's
             experiment = run.experiment
@@ -95,7 +95,7 @@ def run_all(config, progress, catalog, families, drawer=None, store=None, device
         drawing, cached = drawer.drawing(), drawer.cached()
         kind = "cold" if drawing else "cached"
         what = (f"{drawing} famil{'y' if drawing == 1 else 'ies'} to draw, {len(drawer.jobs) - drawing - cached} "
-                f"drawn meanwhile, {cached} from cache")
+                f"drawn beside the runs, {cached} from cache")
         with progress.stage("figures", what, kind=kind):
             drawn = drawer.finish()
         sections = [with_figures(s, drawn.get(s.experiment.name), set(catalog.documents)) for s in sections]
@@ -117,7 +117,7 @@ def remove_leftovers(config, store, families):
 
 def build(config, progress, catalog=None, families=None):
     """The whole build; returns (summary line, failed experiment names)."""
-    from reportgen import liblog, timing, workers
+    from reportgen import jobs, liblog, timing, workers
     from reportgen.claims import checks
     from reportgen.device import resolve_device
     from reportgen.experiments import EXPERIMENTS
@@ -139,10 +139,12 @@ def build(config, progress, catalog=None, families=None):
     store = open_cache(config, progress)
     remove_leftovers(config, store, families)
     timing.announce(config, device, store, progress)
-    with workers.Workers() as pool:  # ended at once if the build stops (an error, Ctrl-C, SIGTERM)
-        drawer = Drawer(config, store, pool)
+    # the workers are ended at once if the build stops (an error, Ctrl-C, SIGTERM)
+    with workers.Workers() as pool, jobs.Graph(pool) as graph:
+        graph.listen(progress.job)
+        drawer = Drawer(config, store, graph, lambda name: progress.expected(f"figures:{name}", "cold"))
         device, sections = run_all(config, progress, catalog, families, drawer, store, device, config.format,
-                                   documents.looked_up(catalog, texts, config.claims, store), pool)
+                                   documents.looked_up(catalog, texts, config.claims, store), graph)
         timings["experiments"] = time.perf_counter() - start
 
         # The report is dated by its newest result (or SOURCE_DATE_EPOCH), so a rebuild with
@@ -155,7 +157,7 @@ def build(config, progress, catalog=None, families=None):
         if any(s.error for s in sections):  # never published over a good set: beside it, named
             config = drawer.config = aside.config_of(config)
         files, build_id = report.render(assemble(sections, catalog), catalog, info, config, timings, store, progress,
-                                        pool)
+                                        graph)
         scope = {"experiments": [s.experiment.name for s in sections], "formats": list(config.format)}
         with drawer.publishing():  # figure files staged first: a full folder stops the build before it publishes
             written = outputs.write(Path(config.output), files, build_id, progress, scope, config.replace, list(families))

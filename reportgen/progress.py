@@ -65,6 +65,13 @@ def memory_in_use():
     return f"CPU memory {resident / 2**30:.1f} GiB resident"
 
 
+def job_name(key):
+    """A job's key as the heartbeat says it: ("run", "lm") is "lm", ("figures", "lm") "lm's figures"."""
+    kind, name = (key[0], key[1]) if isinstance(key, tuple) and len(key) > 1 else (key, "")
+    return {"run": name, "figures": f"{name}'s figures", "pages": f"the {name} pages" if name == "screen" else str(name),
+            "pdf": "a PDF", "warm": "readying for the PDFs"}.get(kind, f"{kind} {name}".strip())
+
+
 @dataclass
 class Loop:
     """A loop in progress: how many of its items are done, the time left at its rate so far."""
@@ -125,6 +132,7 @@ class Progress:
         self._lock = threading.RLock()  # the heartbeat writes from its own thread
         self._open = []  # Stage, innermost last
         self._loops = []  # Loop, innermost last: the heartbeat says how far the innermost is
+        self._jobs = {}  # {key: where} of the build's jobs running now (reportgen.jobs): the heartbeat names them
         self._last = time.perf_counter()  # when the last line was written
         self._console = None
 
@@ -219,9 +227,23 @@ class Progress:
                     line = stage.beat(now)
                     if self._loops:
                         line += f"; {self._loops[-1].line(now)}"
+                    if self._jobs:
+                        line += "; running: " + ", ".join(f"{job_name(key)} ({where})" for key, where in self._jobs.items())
                     if self.estimate and before is not None and stage.expected != before:
                         self.estimate += stage.expected - before  # the build's total, revised with it
                     self._write(f"{self._stamp()} {line}")
+
+    def job(self, event):
+        """A job of the build's graph started or ended (a reportgen.jobs.Event, from any thread);
+        a family's figures drawn keep their time, "figures:<family>", as the next estimate."""
+        with self._lock:
+            if event.what == "started":
+                self._jobs[event.job.key] = event.where
+                return
+            self._jobs.pop(event.job.key, None)
+            kind, name = event.job.key if isinstance(event.job.key, tuple) and len(event.job.key) == 2 else (None, None)
+            if kind == "figures" and event.seconds is not None:
+                self.durations[f"figures:{name}"] = ("cold", event.seconds)
 
     def __call__(self, items, label):
         """Iterate over items, showing a bar on a TTY and one line per loop otherwise; the heartbeat says

@@ -1,8 +1,9 @@
-"""Each selected experiment's Run: from the cache, or computed here and in a second process.
+"""Each selected experiment's Run: from the cache, or computed here and in the workers.
 
-On a CPU with a core to spare, the worker processes (reportgen.workers) take experiments from
-the end of the list while this one takes them from the front: each family runs seeded and
-single-threaded, so where it runs does not change its numbers, only when the build is done.
+Each run to compute is a job of the build's graph (reportgen.jobs): on a CPU with a core to
+spare, the worker processes take experiments from the end of the list while this one takes
+them from the front: each family runs seeded and single-threaded, so where it runs does not
+change its numbers, only when the build is done. On a GPU they run here, one after another.
 """
 
 import datetime
@@ -10,10 +11,9 @@ import json
 import math
 import os
 import time
-from collections import deque
 from dataclasses import dataclass, replace
 
-from reportgen import workers
+from reportgen import jobs, workers
 from reportgen.errors import short_traceback
 from reportgen.publish import cache, keys, parts as kept_parts
 from reportgen.publish.provenance import build_time
@@ -129,34 +129,35 @@ def workers_for(todo, device):
     return min(len(todo), workers.size() + 1)
 
 
-def runs(experiments, config, device, progress, store, looked_up=None, pool=None, meanwhile=None):
-    """Each experiment's Run, in the order they finish; `pool` the build's Workers (else its own).
-
-    `meanwhile`: other work of the build, done in this process while it would only wait for a
-    worker (Workers.share; reportgen.drawer.Drawer: the figures)."""
+def runs(experiments, config, device, progress, store, looked_up=None, graph=None):
+    """Each experiment's Run, in the order they finish: those to compute as jobs of `graph`, the
+    build's (reportgen.jobs; else one of its own), which does other jobs while it waits for them
+    (the figures of the families done)."""
     ready, todo = looked_up or look_up(experiments, config, device, store)
     yield from ready
-    todo = deque(todo)
-    if workers_for(todo, device) > 1:
-        with workers.owned(pool) as pool:
-            yield from _two_processes(todo, config, device, progress, store, pool, meanwhile)
+    if not todo:
         return
-    for experiment, digest in todo:
-        yield run_here(experiment, digest, config, device, progress, store)
+    with jobs.owned(graph, workers.Workers) as graph:
+        yield from _computed(todo, config, device, progress, store, graph)
 
 
-def _two_processes(todo, config, device, progress, store, pool, meanwhile=None):
-    """Run the experiments of `todo` (a deque of (experiment, cache key)) here from the front
-    and in the workers from the back (Workers.share); yield each Run as it is done. With nothing
-    left to run here, this process does `meanwhile`'s work while it waits."""
+def run_job(experiment, digest, config, device, progress, store):
+    """The job that computes one experiment: here, or on a CPU in a worker too."""
 
-    def here(item):
-        return run_here(*item, config, device, progress, store)
+    def here():
+        return run_here(experiment, digest, config, device, progress, store)
 
-    def there(item):
-        return _compute_registered, item[0].name, config, device, item[1]
+    there = (_compute_registered, experiment.name, config, device, digest) if device == "cpu" else None
+    return jobs.Job(("run", experiment.name), here, there, rank=(jobs.RUN,))
 
-    for (experiment, digest), done in pool.share(todo, here, there, worker_end="back", meanwhile=meanwhile):
+
+def _computed(todo, config, device, progress, store, graph):
+    """Run the experiments of `todo` ([(experiment, cache key)]) as jobs of `graph`; yield each
+    Run as it is done."""
+    graph.add(*(run_job(experiment, digest, config, device, progress, store) for experiment, digest in todo))
+    digests = {experiment.name: (experiment, digest) for experiment, digest in todo}
+    for job, done in graph.run([("run", name) for name in digests]):
+        experiment, digest = digests[job.key[1]]
         try:
             value = done.result()
         except Exception as exc:  # the experiment's own failure, in the worker
@@ -166,5 +167,5 @@ def _two_processes(todo, config, device, progress, store, pool, meanwhile=None):
             yield value
         else:
             results, seconds = value
-            progress.echo(f"{experiment.name}: computed in a second process")
+            progress.echo(f"{experiment.name}: computed in a worker process")
             yield fresh_run(experiment, digest, results, store, seconds)

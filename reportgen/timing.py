@@ -34,6 +34,13 @@ TYPICAL = {
         "pdf": {"cold": 18.5, "cached": 0.2}, "write": {"cold": 0.1, "cached": 0.1},
     },
 }
+# Drawing one family's figures (SVG), "figures:<family>": the quick profile's, drawn alone on the
+# same machine, 2026-12-06; the standard profile draws the same figures from more points. The
+# build's job graph draws the longest first (reportgen.drawer), so only their order matters much.
+FIGURES = {"variance": 1.3, "saturation": 1.1, "temperature": 0.9, "worked": 0.0, "gradients": 1.2,
+           "training": 1.7, "lm": 1.1}
+for _stages in TYPICAL.values():
+    _stages.update({f"figures:{family}": seconds for family, seconds in FIGURES.items()})
 TYPICAL = {profile: {stage: v if isinstance(v, dict) else {"cold": v, "cached": READ} for stage, v in stages.items()}
            for profile, stages in TYPICAL.items()}  # an experiment's number is its cold time
 UNKNOWN_STAGE = {"cold": 5.0, "cached": READ}  # a family added since the table was measured

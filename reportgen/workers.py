@@ -1,12 +1,11 @@
 """The build's worker processes: one pool, shared by the experiments, the figures and the PDFs.
 
-The build owns one `Workers` (`with Workers() as workers:`) and hands it to each stage. A
-stage hands its independent jobs to `share`, which does them in this process and in the
-workers at the same time and gives back each job's outcome as a Future. One policy for all:
+The build owns one `Workers` (`with Workers() as workers:`) and one job graph over it
+(reportgen.jobs.Graph), which hands the workers its jobs one at a time. One policy for all:
 
 - A worker that died (killed, out of memory: BrokenProcessPool), a pool that cannot start,
   or a job whose family the worker does not know (registered at run time in this process:
-  `Unknown`): the job is done here, with the same numbers. The pool is not used again.
+  `Unknown`): the job is done here, with the same numbers (`lost`). A broken pool is not used again.
 - Any other exception the job raised is the job's own failure: its Future raises it as if the
   job had run here, and the stage reports it as it would its own.
 - However the `with` is left (done, Ctrl-C, SIGTERM, any error): the workers are ended at
@@ -19,16 +18,13 @@ executor shut down without waiting leaves its wake-up pipe closed for the interp
 hook ("Bad file descriptor"). `submit` and `stop_now` prevent them.
 """
 
-import collections
-import contextlib
 import ctypes
 import multiprocessing
 import os
-import queue
 import signal
 import threading
 import time
-from concurrent.futures import Future, ProcessPoolExecutor, wait
+from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from reportgen import signals
@@ -62,7 +58,7 @@ class Workers:
         self.start = start or pool  # start(processes) -> an executor (tests pass their own)
         self.executor = None
         self.broken = self.processes < 1  # no worker to start: everything is done here
-        self.warmed = set()  # what warm() has had them run
+        self.up = []  # Futures of the no-op each worker ran first (ready)
 
     def __enter__(self):
         return self
@@ -71,37 +67,22 @@ class Workers:
         self.close()
 
     def ready(self):
-        """Start every worker now, from this thread. Linux ends a worker when the *thread* that
-        spawned it ends (PR_SET_PDEATHSIG, see _worker_start), and the executor spawns on
-        submit: a stage that offloads from a thread of its own calls this first, from the
-        build's thread, or its workers die with that thread and the pool breaks."""
-        if self.broken or self.executor is not None:
-            return
+        """Start every worker now, from this thread; [a Future per worker, done once it is up]
+        ([] when none can start). Linux ends a worker when the *thread* that spawned it ends
+        (PR_SET_PDEATHSIG, see _worker_start), and the executor spawns on submit: the job graph
+        calls this from the build's thread before its feeding threads offload, or the workers
+        would die with those threads and the pool break."""
+        if self.broken:
+            return []
+        if self.executor is not None:
+            return self.up
         try:
             self.executor = self.start(self.processes)
-            for _ in range(self.processes):
-                submit(self.executor, _started)
+            self.up = [submit(self.executor, _started) for _ in range(self.processes)]
         except (BrokenProcessPool, OSError):
             self.broken = True
-
-    def warm(self, fn):
-        """Start the workers now and have each run fn() (imports a later job needs), so that
-        they are ready when that job comes: they start on the cores this process leaves idle.
-        Once per fn: a stage that warms for itself does nothing when an earlier one has."""
-        if fn in self.warmed:
-            return
-        self.warmed.add(fn)
-        self.ready()
-        if not self.broken:
-            try:
-                for _ in range(self.processes):
-                    submit(self.executor, fn)
-            except (BrokenProcessPool, OSError):
-                self.broken = True
-
-    def started(self):
-        """Whether the workers are up (a job offloaded now begins at once, with no start-up)."""
-        return self.executor is not None and not self.broken
+            return []
+        return self.up
 
     def offload(self, fn, *args):
         """A Future of fn(*args) in a worker; None when no worker can take it (do it here)."""
@@ -116,99 +97,6 @@ class Workers:
         except (BrokenProcessPool, OSError):
             self.broken = True
             return None
-
-    def share(self, jobs, here, there, worker_end="front", meanwhile=None, begun=()):
-        """Do each of `jobs` once, in this process and in the workers at the same time; yield
-        (job, a done Future of its value) as each is done.
-
-        This process takes the first job and then the next from the front (put the longest
-        first) and runs `here(job)`; a thread per worker hands it one job at a time from
-        `worker_end` ("front" or "back"; `there(job)`: the function and arguments to offload)
-        and waits for it before taking the next. An executor that has queued a job can no
-        longer give it back, so none is queued: a job no worker has begun is this process's to
-        take. A job the workers cannot do (the policy above) is done here; a job's own exception
-        is in its Future, wherever it ran.
-
-        `meanwhile`: other work, done while this process would only wait for a worker:
-        `meanwhile.here()` does one piece of it here and says whether there was one, and a
-        worker with no job left to begin takes pieces of it (`meanwhile.there(offload)`: the
-        Future of one piece handed to `offload`, None when none is left); share ends when the
-        workers have finished those too (reportgen.drawer.Drawer: the figures of the
-        families done; their Futures stay with it).
-
-        `begun`: (job, Future) pairs `offload` began before the other jobs were known, at most one
-        per worker: each is that worker's first job, waited for before it takes another (so no
-        job queues behind it), and yielded as the others are.
-        """
-        todo, lock, begun = collections.deque(jobs), threading.Lock(), list(begun)
-        finished = queue.Queue()  # (job, its worker's Future, or None: do it here); None as each feeder ends
-        stopping, ended = threading.Event(), threading.Event()  # ended: every feeder's None was taken
-        feeding = [max(1, len(begun), min(self.processes, len(begun) + len(todo) - 1))]  # feeders not yet ended
-
-        def take(end="front"):
-            with lock:
-                return ((todo.popleft() if end == "front" else todo.pop()),) if todo else None
-
-        def feed(first=None):
-            try:
-                if first is not None:  # a job this worker began before share
-                    wait([first[1]])
-                    finished.put(first)
-                while not stopping.is_set() and (taken := take(worker_end)) is not None:
-                    try:
-                        future = self.offload(*there(taken[0]))
-                    except Exception:  # noqa: BLE001 (a job no worker can take is done here)
-                        future = None
-                    if future is not None:
-                        wait([future])
-                    finished.put((taken[0], future))
-                # every job begun: the worker helps with `meanwhile`'s work while the others finish
-                while meanwhile is not None and not stopping.is_set() and not self.broken \
-                        and (future := meanwhile.there(self.offload)) is not None:
-                    wait([future])
-            finally:
-                finished.put(None)
-
-        def collected(block):
-            while not ended.is_set():
-                try:
-                    item = finished.get(block=False)
-                except queue.Empty:
-                    if not block:
-                        return
-                    if meanwhile is not None and meanwhile.here():
-                        continue
-                    item = finished.get()
-                if item is None:
-                    feeding[0] -= 1
-                    if not feeding[0]:
-                        ended.set()
-                        return
-                    continue
-                job, future = item
-                yield job, done_here(here, job) if future is None or self.lost(future) else future
-
-        if self.broken or (len(todo) < 2 and meanwhile is None):  # nothing to share (but what a worker began), or no worker
-            for job in todo:
-                yield job, done_here(here, job)
-            for job, future in begun:
-                wait([future])
-                yield job, done_here(here, job) if self.lost(future) else future
-            return
-        self.ready()  # from this thread (see ready)
-        taken = take()  # the first job is this process's, before any worker can take it
-        feeders = [threading.Thread(target=feed, args=(begun[i] if i < len(begun) else None,), name="share",
-                                    daemon=True) for i in range(feeding[0])]
-        for feeder in feeders:
-            feeder.start()
-        try:
-            while taken is not None:
-                yield taken[0], done_here(here, taken[0])
-                yield from collected(block=False)
-                taken = take()
-            yield from collected(block=True)
-        finally:
-            stopping.set()
 
     def lost(self, future):
         """Whether a done job was lost with its worker, or met a worker without its family:
@@ -230,23 +118,8 @@ class Workers:
             stop_now(self.executor)
 
 
-def done_here(fn, *args):
-    """A done Future of fn(*args) run here: its value, or the exception it raised."""
-    future = Future()
-    try:
-        future.set_result(fn(*args))
-    except Exception as exc:
-        future.set_exception(exc)
-    return future
-
-
 def _started():
     """The no-op that makes the executor spawn a worker (Workers.ready)."""
-
-
-def owned(workers):
-    """`workers` as a context the caller does not end, or a fresh `Workers` it does."""
-    return contextlib.nullcontext(workers) if workers is not None else Workers()
 
 
 def pool(workers=2):

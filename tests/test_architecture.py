@@ -127,7 +127,7 @@ MAY_IMPORT = {
 # Top-level modules below every stage: any stage may use them, and they import no stage.
 SHARED = {"reportgen._buildinfo", "reportgen._commit", "reportgen.artifacts", "reportgen.atomic", "reportgen.device",
           "reportgen.errors", "reportgen.formatting", "reportgen.gcpause", "reportgen.images", "reportgen.inputs",
-          "reportgen.liblog", "reportgen.limits", "reportgen.model", "reportgen.plotting", "reportgen.safemarkup",
+          "reportgen.jobs", "reportgen.liblog", "reportgen.limits", "reportgen.model", "reportgen.plotting", "reportgen.safemarkup",
           "reportgen.signals", "reportgen.text"}
 # Top-level modules beside the experiments: they may read the registry, and import no later stage
 # (settings declares the options, workers runs jobs in processes for every stage).

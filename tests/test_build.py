@@ -450,15 +450,19 @@ def draw_variance(tmp_path, executor, formats=("html", "pdf")):
 
     from reportgen.publish.cache import Cache
 
+    from reportgen.jobs import Graph
+
     config = BuildConfig(cache_dir=str(tmp_path / "cache"), figures=str(tmp_path / "figures"), format=formats)
-    drawer = Drawer(config, Cache(config.cache_dir), Workers(start=lambda processes: executor))
+    pool = Workers(start=lambda processes: executor)
+    pool.ready()  # up (as in a build whose runs started them): the one family's figures may go to it
+    drawer = Drawer(config, Cache(config.cache_dir), Graph(pool))
     run = Run(EXPERIMENTS["variance"], results=quick_results("variance"))
     drawer.submit(run, documented_numbers(catalog().of_family("variance")))
     return drawer, drawer.finish()
 
 
 class IdleExecutor:
-    """Takes drawing jobs and never starts them, like a pool whose workers are all busy."""
+    """Takes jobs and never starts them, like a pool whose workers never come up."""
 
     def submit(self, fn, *args):
         from concurrent.futures import Future
@@ -470,8 +474,8 @@ class IdleExecutor:
 
 
 def test_a_job_no_worker_started_is_drawn_here_and_cached(tmp_path):
-    """finish() does not wait for a worker that has not begun: this process takes the first job
-    itself and hands the workers one at a time; the figures are written and cached."""
+    """finish() does not wait for a worker that has not begun: a job no worker has taken is this
+    process's to draw; the figures are written and cached."""
     drawer, drawn = draw_variance(tmp_path, IdleExecutor())
     figures, error = drawn["variance"]
     assert error is None and figures
@@ -496,55 +500,59 @@ def test_a_build_without_pdfs_draws_no_png_and_leaves_none_of_older_results(tmp_
     assert again.cached() == 0 and all(set(files) == {"svg", "png"} for _, files in drawn["variance"][0])
 
 
-def test_a_waiting_job_is_drawn_here_while_this_process_would_wait(tmp_path):
-    """Drawer.here(): what the experiments' scheduler calls while it waits for a worker."""
+def test_a_familys_figures_are_a_job_of_the_builds_graph(tmp_path):
+    """Drawer.submit adds the family's figures to the graph (drawn while the runs go on, here or
+    in a worker); finish() takes what was drawn."""
     from conftest import quick_results
 
-    from reportgen.judging.vocabulary import catalog
     from reportgen.config import BuildConfig
-    from reportgen.judging.runs import documented_numbers
-    from reportgen.publish.cache import Cache
     from reportgen.drawer import Drawer
+    from reportgen.jobs import Graph
+    from reportgen.judging.runs import documented_numbers
+    from reportgen.judging.vocabulary import catalog
+    from reportgen.publish.cache import Cache
     from reportgen.scheduler import Run
 
-    config = BuildConfig(cache_dir=str(tmp_path / "cache"), figures=str(tmp_path / "figures"))
-    drawer = Drawer(config, Cache(config.cache_dir), None)
+    config = BuildConfig(cache_dir=str(tmp_path / "cache"), figures=str(tmp_path / "figures"), format=("html",))
+    graph = Graph(None)
+    drawer = Drawer(config, Cache(config.cache_dir), graph)
     drawer.submit(Run(EXPERIMENTS["variance"], results=quick_results("variance")),
                   documented_numbers(catalog().of_family("variance")))
     assert drawer.drawing() == 1
-    assert drawer.here() is True and drawer.drawing() == 0
-    assert drawer.here() is False  # nothing left waiting
+    assert [job.key for job, _ in graph.run()] == [("figures", "variance")] and drawer.drawing() == 0
     figures, error = drawer.finish()["variance"]
     assert error is None and figures
+
+
+class LosingExecutor:
+    """Starts, then loses every job with its worker (BrokenProcessPool)."""
+
+    def __init__(self):
+        self.submitted = 0
+
+    def submit(self, fn, *args):
+        from concurrent.futures import Future
+        from concurrent.futures.process import BrokenProcessPool
+
+        future = Future()
+        self.submitted += 1
+        if args:
+            future.set_exception(BrokenProcessPool("a worker died"))
+        else:
+            future.set_result(None)  # Workers.ready's no-op
+        return future
+
+    def shutdown(self, wait=True, cancel_futures=False):
+        pass
 
 
 def test_a_job_handed_to_a_worker_that_is_lost_is_drawn_here(tmp_path):
-    """Drawer.there(): what a worker with no experiment left takes. No worker to take it: the
-    job waits on; a worker that died with it (BrokenProcessPool): finish() draws it here."""
-    from concurrent.futures import Future
-    from concurrent.futures.process import BrokenProcessPool
-
-    from conftest import quick_results
-
-    from reportgen.judging.vocabulary import catalog
-    from reportgen.config import BuildConfig
-    from reportgen.judging.runs import documented_numbers
-    from reportgen.publish.cache import Cache
-    from reportgen.drawer import Drawer
-    from reportgen.scheduler import Run
-    from reportgen.workers import Workers
-
-    config = BuildConfig(cache_dir=str(tmp_path / "cache"), figures=str(tmp_path / "figures"), format=("html",))
-    drawer = Drawer(config, Cache(config.cache_dir), Workers(start=lambda processes: InlineExecutor()))
-    drawer.submit(Run(EXPERIMENTS["variance"], results=quick_results("variance")),
-                  documented_numbers(catalog().of_family("variance")))
-    assert drawer.there(lambda fn, *args: None) is None and drawer.drawing() == 1  # still waiting
-    lost = Future()
-    lost.set_exception(BrokenProcessPool("a worker died"))
-    assert drawer.there(lambda fn, *args: lost) is lost and drawer.drawing() == 0
-    assert drawer.there(lambda fn, *args: lost) is None  # nothing left to take
-    figures, error = drawer.finish()["variance"]
+    """A worker that died with the figures' job (BrokenProcessPool): they are drawn here, and
+    the pool is not used again."""
+    drawer, drawn = draw_variance(tmp_path, LosingExecutor(), formats=("html",))
+    figures, error = drawn["variance"]
     assert error is None and figures
+    assert drawer.graph.pool.broken
 
 
 def test_failed_drawing_fails_its_chapter_and_is_not_cached(tmp_path, monkeypatch):

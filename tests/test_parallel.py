@@ -75,29 +75,20 @@ def test_stopping_a_pool_with_a_cancelled_job_neither_hangs_nor_complains():
     assert "InvalidStateError" not in done.stderr and "Traceback" not in done.stderr, done.stderr
 
 
-def test_this_process_does_other_work_while_it_waits_for_the_second(tmp_path, monkeypatch):
-    """With nothing left to run here, the scheduler hands this process `meanwhile`'s work (the
-    figures of the families done) instead of waiting idle; every Run still comes back."""
+def test_this_process_does_other_jobs_while_it_waits_for_the_worker(tmp_path, monkeypatch):
+    """With no run left to begin here, this process does the graph's other jobs (the figures of
+    the families done) instead of waiting idle for the worker's run; every Run still comes back."""
+    from reportgen.jobs import FIGURES, Graph, Job
+    from reportgen.workers import Workers
+
     monkeypatch.setattr("os.cpu_count", lambda: 2)
-
-    class Meanwhile:
-        pieces, calls = 2, 0
-
-        def here(self):
-            self.calls += 1
-            if self.pieces:
-                self.pieces -= 1
-                return True
-            return False
-
-        def there(self, offload):  # none for the worker: this test is about this process
-            return None
-
-    meanwhile = Meanwhile()
+    drawn = []
     config = BuildConfig(profile="quick", cache_dir=str(tmp_path / "cache"), threads=1)
     names = ("worked", "temperature")  # worked here (front), temperature in the worker (back)
-    done = list(runs([EXPERIMENTS[n] for n in names], config, "cpu", Progress(quiet=True), Cache(config.cache_dir),
-                     meanwhile=meanwhile))
+    with Workers() as pool, Graph(pool) as graph:
+        graph.add(*(Job(("figures", i), lambda i=i: drawn.append(i), rank=(FIGURES,)) for i in range(2)))
+        done = list(runs([EXPERIMENTS[n] for n in names], config, "cpu", Progress(quiet=True),
+                         Cache(config.cache_dir), graph=graph))
     assert sorted(run.experiment.name for run in done) == sorted(names)
     assert all(run.error is None for run in done)
-    assert meanwhile.pieces == 0 and meanwhile.calls >= 3  # both pieces done, then asked once more and waited
+    assert drawn == [0, 1]  # both done here while the worker ran (it starts slower than worked runs here)

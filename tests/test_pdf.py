@@ -642,35 +642,24 @@ def test_a_pdf_typeset_while_a_signal_was_taken_is_never_kept(monkeypatch):
         pdf.render_pdf(html, None)
 
 
-def test_the_longest_sheet_not_cached_is_begun_in_a_worker_that_is_up():
-    """pdf.begin_sheet: a rebuild after an edit to one claim waits for that sheet only, so the
-    worker begins it before the report's own print pages are laid out; nothing when the worker
-    is not up, when every sheet is cached, or when none is (a cold build: longest first)."""
-    from concurrent.futures import Future
-
+def test_each_pdf_not_cached_is_one_job_the_longest_first():
+    """pdf.typeset: each PDF not in the cache becomes a job of the build's graph as soon as its
+    page is laid out (a worker that is up begins it while the next pages are laid out: a cold
+    build begins report.pdf first, a rebuild after an edit to one claim waits for that sheet
+    only), ranked by its length; a PDF already added (the same HTML) is not added twice, a
+    cached one never."""
+    from reportgen.jobs import PDF, Graph
     from reportgen.render import pdf
-
-    class Pool:
-        def __init__(self, up):
-            self.up, self.offloaded = up, []
-
-        def started(self):
-            return self.up
-
-        def offload(self, fn, *args):
-            self.offloaded.append((fn, args[0]))
-            return Future()
 
     sheets = {"errata-000": "<p>" + "x" * 900 + "</p>", "errata-001": "<p>" + "x" * 400 + "</p>", "errata-002": "<p>x</p>"}
 
     def looked_up(cached):  # as cached_pdfs gives it: {name: (key, the cached PDF or None)}
-        return {name: ("key", b"%PDF-1.7" if name in cached else None) for name in sheets}
+        return {name: (f"key-{name}", b"%PDF-1.7" if name in cached else None) for name in sheets}
 
-    pool = Pool(up=True)
-    begun = pdf.begin_sheet(sheets, looked_up({"errata-000"}), {}, pool)
-    assert list(begun) == ["errata-001"] and pool.offloaded == [(pdf.render_pdf, sheets["errata-001"])]
-    assert pdf.begin_sheet(sheets, looked_up(set(sheets)), {}, Pool(up=True)) == {}
-    assert pdf.begin_sheet(sheets, looked_up(set()), {}, Pool(up=True)) == {}
-    idle = Pool(up=False)
-    assert pdf.begin_sheet(sheets, looked_up({"errata-000"}), {}, idle) == {} and idle.offloaded == []
-    assert pdf.begin_sheet(sheets, looked_up({"errata-000"}), {}, None) == {}
+    graph = Graph(None)
+    pdf.typeset(graph, sheets, {}, looked_up({"errata-000"}))
+    pdf.typeset(graph, sheets, {}, looked_up({"errata-000"}))  # again: nothing new
+    assert list(graph.pending) == [("pdf", "key-errata-001"), ("pdf", "key-errata-002")]
+    job = graph.pending[("pdf", "key-errata-001")]
+    assert job.rank == (PDF, len(sheets["errata-001"])) and job.there == (pdf.render_pdf, sheets["errata-001"], {})
+    pdf.typeset(Graph(None), sheets, {}, looked_up(set(sheets)))  # all cached: no job

@@ -158,6 +158,24 @@ def test_cold_and_cached_learned_apart(tmp_path):
     assert timing.load(BuildConfig(profile="standard"), "cpu", store).learned == {}  # per profile
 
 
+def test_progress_listens_to_the_job_graph():
+    """The heartbeat names the jobs running and where; a family's figures drawn keep their time
+    as the next build's estimate, which ranks that family's drawing (the longest first)."""
+    from reportgen import progress, timing
+    from reportgen.jobs import HERE, WORKER, Event, Job
+
+    p = progress.Progress(stream=io.StringIO())
+    run, figures = Job(("run", "lm"), lambda: None), Job(("figures", "training"), lambda: None)
+    p.job(Event("started", run, WORKER))
+    p.job(Event("started", figures, HERE))
+    assert p._jobs == {("run", "lm"): WORKER, ("figures", "training"): HERE}
+    p.job(Event("done", figures, HERE, 1.5))
+    assert p._jobs == {("run", "lm"): WORKER} and p.durations["figures:training"] == ("cold", 1.5)
+    assert progress.job_name(("figures", "training")) == "training's figures"
+    typical = timing.Estimates("quick")
+    assert typical.of("figures:training", "cold")[0] > typical.of("figures:temperature", "cold")[0]
+
+
 def test_two_processes_halve_the_estimate():
     from reportgen.timing import Estimates
 

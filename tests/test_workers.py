@@ -6,6 +6,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 import pytest
 
+from reportgen.jobs import HERE, PDF, RUN, WARM, WORKER, Graph, Job
 from reportgen.workers import Unknown, Workers
 
 
@@ -50,16 +51,18 @@ def workers_on(executor):
     return Workers(start=lambda processes: executor)
 
 
-def outcomes(pool, jobs, here=lambda x: "here"):
-    """{job: its value, or the exception it raised} from pool.share."""
-    out = {}
-    for job, future in pool.share(jobs, here, lambda x: (sum, [x, 1])):
-        out[job] = future.exception() or future.result()
-    return out
+def outcomes(pool, keys, here=lambda x: "here"):
+    """{key: its value, or the exception it raised} of a graph of jobs: `here(key)` in this
+    process, sum([key, 1]) in a worker."""
+    with Graph(pool) as graph:
+        graph.add(*(Job(key, lambda key=key: here(key), (sum, [key, 1])) for key in keys))
+        return {job.key: future.exception() or future.result() for job, future in graph.run()}
 
 
 def test_a_worker_result_comes_back():
-    assert outcomes(workers_on(Done()), [0, 1, 2]) == {0: "here", 1: 2, 2: 3}  # this process takes the first
+    done = outcomes(workers_on(Done()), [0, 1, 2])
+    assert set(done) == {0, 1, 2} and all(done[x] in ("here", x + 1) for x in done)
+    assert any(done[x] == x + 1 for x in done)  # the worker did one
 
 
 @pytest.mark.parametrize("crash", [BrokenProcessPool("a worker died"), Unknown("extension")])
@@ -83,9 +86,11 @@ def test_a_pool_that_cannot_take_a_job_leaves_it_here(refusal):
     assert outcomes(pool, [0, 1]) == {0: "here", 1: "here"}
 
 
-def test_a_job_that_fails_fails_as_it_would_here():
-    done = outcomes(workers_on(Done(MemoryError("out of memory"))), [0, 1])
-    assert isinstance(done[1], MemoryError)
+def test_a_job_that_fails_in_a_worker_fails_as_it_would_here():
+    with Graph(workers_on(Done(MemoryError("out of memory")))) as graph:
+        graph.add(Job("only a worker", None, (sum, [1])))
+        [(job, future)] = list(graph.run())
+    assert isinstance(future.exception(), MemoryError)
 
 
 def test_the_pool_ends_its_workers_at_once_at_a_normal_end_and_on_an_interrupt():
@@ -130,16 +135,16 @@ def test_workers_outlive_the_thread_that_fed_them():
         assert pool.offload(sum, [3, 4]).result() == 7 and not pool.broken
 
 
-# --- share: jobs done once each, here and in the workers at the same time ----------------
+# --- the job graph: jobs done once each, here and in the workers at the same time ----------
 
 
 class Threaded:
     """An executor with one thread as its worker: its jobs run beside this process's."""
 
-    def __init__(self):
+    def __init__(self, threads=1):
         from concurrent.futures import ThreadPoolExecutor
 
-        self.pool = ThreadPoolExecutor(max_workers=1)
+        self.pool = ThreadPoolExecutor(max_workers=threads)
         self._processes = {}
         self.submitted = []
 
@@ -158,84 +163,72 @@ def slow_square(x):
     return x * x
 
 
-def test_share_does_every_job_once_here_and_in_the_worker():
-    """Both take jobs from the front; each job is done once, wherever; the worker is never
-    handed a second job before its first is done (a queued job cannot be taken back)."""
+def squares(keys, rank=()):
+    return [Job(x, lambda x=x: slow_square(x), (slow_square, x), rank=rank) for x in keys]
+
+
+def test_the_graph_does_every_job_once_here_and_in_the_worker():
+    """This process takes from the front, the worker from the back; each job is done once,
+    wherever; the worker is never handed a second job before its first is done (a queued job
+    cannot be taken back)."""
     executor = Threaded()
-    pool = workers_on(executor)
-    done = dict((job, future.result()) for job, future in pool.share(range(20), slow_square, lambda x: (slow_square, x)))
-    pool.close()
+    with workers_on(executor) as pool, Graph(pool) as graph:
+        graph.add(*squares(range(20)))
+        done = {job.key: future.result() for job, future in graph.run()}
     assert done == {x: x * x for x in range(20)}
     jobs = [args[0] for args in executor.submitted if args]  # (the others: Workers.ready starting the worker)
     assert 0 < len(jobs) < 20  # both did some
-    assert 0 not in jobs  # this process takes the first (the longest)
+    assert 0 not in jobs and 19 in jobs  # this process takes the first, the worker the last
 
 
 @pytest.mark.parametrize("crash", [BrokenProcessPool("a worker died"), Unknown("extension")])
-def test_share_does_here_what_no_worker_can(crash):
-    pool = workers_on(Done(crash))
-    done = dict((job, future.result()) for job, future in pool.share(range(5), lambda x: -x, lambda x: (abs, x)))
+def test_the_graph_does_here_what_no_worker_can(crash):
+    with Graph(workers_on(Done(crash))) as graph:
+        graph.add(*(Job(x, lambda x=x: -x, (abs, x)) for x in range(5)))
+        done = {job.key: future.result() for job, future in graph.run()}
     assert done == {x: -x for x in range(5)}
 
 
-def test_a_worker_with_nothing_left_to_begin_takes_meanwhiles_work_and_share_waits_for_it():
-    """Once every job is begun, the worker does `meanwhile`'s pieces (meanwhile.there) beside
-    this process (meanwhile.here) instead of waiting idle; share ends when the pieces it took are done."""
-    import threading
+def test_a_worker_with_no_job_of_the_first_rank_left_takes_the_next():
+    """The figures while the runs go on: once every run is begun, the worker takes lower-ranked
+    jobs beside this process instead of waiting idle; run(keys) ends when those keys are done,
+    and a later run() finishes the rest, each job once."""
     import time
 
-    class Meanwhile:
-        def __init__(self):
-            self.pieces, self.futures, self.lock, self.here_did = list(range(8)), [], threading.Lock(), 0
-
-        def take(self):
-            with self.lock:
-                return self.pieces.pop() if self.pieces else None
-
-        def here(self):
-            if self.take() is None:
-                return False
-            time.sleep(0.05)
-            self.here_did += 1
-            return True
-
-        def there(self, offload):
-            if self.take() is None:
-                return None
-            self.futures.append(offload(time.sleep, 0.05))
-            return self.futures[-1]
-
-    pool, meanwhile = workers_on(Threaded()), Meanwhile()
-    done = [job for job, _ in pool.share([1], lambda job: time.sleep(0.2), lambda job: (time.sleep, 0), meanwhile=meanwhile)]
-    assert done == [1] and meanwhile.pieces == []
-    assert meanwhile.futures and all(future.done() for future in meanwhile.futures)  # done when share ends
-    assert meanwhile.here_did + len(meanwhile.futures) == 8
-    pool.close()
+    executor = Threaded()
+    with workers_on(executor) as pool, Graph(pool) as graph:
+        graph.add(Job("run", lambda: time.sleep(0.3), (time.sleep, 0.3), rank=(RUN,)))
+        graph.add(*(Job(f"figure {i}", lambda: time.sleep(0.05), (time.sleep, 0.05)) for i in range(8)))
+        assert [job.key for job, _ in graph.run(["run"])] == ["run"]
+        by_worker = len([args for args in executor.submitted if args])
+        rest = [job.key for job, _ in graph.run()]
+    assert by_worker >= 2  # the worker drew while this process ran (or the reverse)
+    assert sorted(rest) == sorted(["run"] + [f"figure {i}" for i in range(8)])
 
 
-def test_share_keeps_a_jobs_own_failure_in_its_future_wherever_it_ran():
+def test_a_jobs_own_failure_is_in_its_future_wherever_it_ran():
     def fail_on_odd(x):
         if x % 2:
             raise ValueError(f"job {x}")
         return x
 
-    pool = workers_on(Done())
-    outcomes = {job: future.exception() for job, future in pool.share(range(6), fail_on_odd, lambda x: (fail_on_odd, x))}
+    with Graph(workers_on(Done())) as graph:
+        graph.add(*(Job(x, lambda x=x: fail_on_odd(x), (fail_on_odd, x)) for x in range(6)))
+        outcomes = {job.key: future.exception() for job, future in graph.run()}
     assert [job for job, error in sorted(outcomes.items()) if error] == [1, 3, 5]
     assert all(isinstance(outcomes[j], ValueError) for j in (1, 3, 5))
 
 
-def test_share_without_a_pool_to_start_does_everything_here():
-    pool = workers_on(Done(refuse=OSError("no processes left")))
-    assert sorted(job for job, _ in pool.share(range(4), lambda x: x, lambda x: (abs, x))) == [0, 1, 2, 3]
+def test_without_a_pool_to_start_everything_is_done_here():
+    assert outcomes(workers_on(Done(refuse=OSError("no processes left"))), range(4)) == {x: "here" for x in range(4)}
+    assert outcomes(None, range(2)) == {0: "here", 1: "here"}
 
 
-def test_share_feeds_every_worker_one_job_at_a_time():
-    """On a machine with several workers, each gets a feeding thread: as many jobs run at once
-    as there are workers (and this process), never one queued behind another."""
+def test_the_graph_feeds_every_worker_one_job_at_a_time():
+    """With several workers, each gets a feeding thread: as many jobs run at once as there are
+    workers (and this process), never one queued behind another."""
     import threading
     import time
-    from concurrent.futures import ThreadPoolExecutor
 
     running, most, lock = [0], [0], threading.Lock()
 
@@ -248,19 +241,9 @@ def test_share_feeds_every_worker_one_job_at_a_time():
             running[0] -= 1
         return x
 
-    class Executor:
-        def __init__(self):
-            self.pool, self._processes, self.queued = ThreadPoolExecutor(max_workers=3), {}, 0
-
-        def submit(self, fn, *args):
-            return self.pool.submit(fn, *args)
-
-        def shutdown(self, wait=True, cancel_futures=False):
-            self.pool.shutdown(wait=wait, cancel_futures=cancel_futures)
-
-    pool = Workers(processes=3, start=lambda processes: Executor())
-    done = sorted(j for j, _ in pool.share(range(12), job, lambda x: (job, x)))
-    pool.close()
+    with Workers(processes=3, start=lambda processes: Threaded(3)) as pool, Graph(pool) as graph:
+        graph.add(*(Job(x, lambda x=x: job(x), (job, x)) for x in range(12)))
+        done = sorted(j.key for j, _ in graph.run())
     assert done == list(range(12))
     assert most[0] == 4  # three workers and this process
 
@@ -273,20 +256,84 @@ def test_on_one_core_no_worker_starts_and_everything_is_done_here(monkeypatch):
         raise AssertionError("no worker process should start on one core")
 
     pool = Workers(start=no_start)
-    assert pool.offload(sum, [1]) is None and not pool.started()
-    assert sorted(job for job, _ in pool.share(range(4), lambda x: x, lambda x: (abs, x))) == [0, 1, 2, 3]
+    assert pool.offload(sum, [1]) is None and pool.ready() == []
+    assert outcomes(pool, range(4)) == {x: "here" for x in range(4)}
 
 
-def test_warming_twice_for_the_same_jobs_runs_the_imports_once():
-    """The build warms the workers for the PDFs as soon as it knows no experiment needs them, and
-    the pdf stage asks again: the second call does nothing."""
+def test_one_job_is_done_here_without_starting_a_worker():
+    """A worker starts slower than one job is done here (a rebuild's one PDF)."""
+    started = []
+    with Graph(Workers(start=lambda processes: started.append(processes))) as graph:
+        graph.add(Job("one", lambda: 1, (int, "1")))
+        assert [future.result() for _, future in graph.run()] == [1]
+    assert started == []
+
+
+def test_a_job_waits_for_what_it_is_after_and_jobs_added_meanwhile_are_done():
+    """A job is ready once every key of its `after` is done; a job done may add others (a
+    finished run adds its figures)."""
+    order = []
+    with Graph(workers_on(Done())) as graph:
+        def first():
+            order.append("first")
+            graph_jobs = [Job("added", lambda: order.append("added"), rank=(RUN,))]
+            return graph_jobs
+
+        graph.add(Job("last", lambda: order.append("last"), after=("first", "added"), rank=(RUN, 1)),
+                  Job("first", first))
+        for job, future in graph.run():
+            if job.key == "first":
+                graph.add(*future.result())
+    assert order == ["first", "added", "last"]
+
+
+def test_a_key_never_added_is_an_error_not_a_hang():
+    with Graph(None) as graph:
+        graph.add(Job("waits", lambda: 1, after=("never",)))
+        with pytest.raises(RuntimeError, match="never added"):
+            list(graph.run())
+
+
+def test_ranks_decide_who_takes_what_and_listeners_hear_where():
+    """The highest rank first, here and in a worker; among equals this process takes the first
+    added and a worker the last. Listeners hear each job start and end, and where."""
+    import threading
+    import time
+
+    executor, events, lock = Threaded(), [], threading.Lock()
+
+    def listen(event):
+        with lock:
+            events.append((event.what, event.job.key, event.where, event.what == "started"
+                           or graph.outcome(event.job.key) is None))  # a job's end heard before its outcome is seen
+
+    with workers_on(executor) as pool, Graph(pool) as graph:
+        graph.listen(listen)
+        pool.ready()
+        graph.add(Job("small", lambda: time.sleep(0.1), (time.sleep, 0.1), rank=(PDF, 1)),
+                  Job("large", lambda: time.sleep(0.2), (time.sleep, 0.2), rank=(PDF, 9)),
+                  Job("run a", lambda: time.sleep(0.2), (time.sleep, 0.2), rank=(RUN,)),
+                  Job("run b", lambda: time.sleep(0.2), (time.sleep, 0.2), rank=(RUN,)))
+        list(graph.run())
+    started = {key: where for what, key, where, _ in events if what == "started"}
+    assert started["run a"] == HERE and started["run b"] == WORKER
+    assert {started["large"], started["small"]} == {HERE, WORKER}
+    assert sorted(key for what, key, _, _ in events if what == "done") == ["large", "run a", "run b", "small"]
+    assert all(unseen for *_, unseen in events)
+
+
+def test_a_job_only_a_worker_does_waits_for_an_idle_worker_or_is_dropped():
+    """Readying the workers for the PDFs: a worker does it when no other job is ready for it;
+    a build with no worker drops it (its Future cancelled), and nothing waits for it."""
     executor = Threaded()
-    pool = workers_on(executor)
-    pool.warm(dict)
-    warmed = len(executor.submitted)
-    pool.warm(dict)
-    assert len(executor.submitted) == warmed
-    pool.close()
+    with workers_on(executor) as pool, Graph(pool) as graph:
+        graph.add(Job("warm", None, (dict,), rank=(WARM,)), *squares(range(4), rank=(RUN,)))
+        done = {job.key: future for job, future in graph.run()}
+    assert done["warm"].result() == {} and set(done) == {"warm", 0, 1, 2, 3}
+    with Graph(workers_on(Done(refuse=OSError("no processes left")))) as graph:
+        graph.add(Job("warm", None, (dict,), rank=(WARM,)), *squares(range(2)))
+        done = {job.key: future for job, future in graph.run()}
+    assert done["warm"].cancelled() and [done[x].result() for x in (0, 1)] == [0, 1]
 
 
 def test_matplotlib_gets_one_config_folder_where_its_own_is_not_writable(tmp_path, monkeypatch):
@@ -446,57 +493,51 @@ def slow_label(label, seconds):
     return label
 
 
-@pytest.mark.parametrize("jobs", [range(6), [0]])
-def test_a_job_begun_before_share_is_yielded_and_nothing_queues_behind_it(jobs):
-    """begun: a job offloaded before share knew the others (report.begin_sheet). share yields it
-    with the rest; its worker takes no other job until it is done, so while it is busy this
-    process does every job (none waits in the executor's queue behind it)."""
+@pytest.mark.parametrize("keys", [range(6), [0]])
+def test_a_job_a_worker_began_early_is_waited_for_and_nothing_queues_behind_it(keys):
+    """A sheet's PDF added while the other pages are laid out: a worker that is up begins it at
+    once; run yields it with the rest, and its worker takes no other job until it is done, so
+    while it is busy this process does every job (none waits in the executor's queue behind it)."""
     executor = Threaded()
-    pool = Workers(processes=1, start=lambda processes: executor)  # as many workers as the executor has threads
-    pool.ready()
-    begun = pool.offload(slow_label, "sheet", 0.3)
-    done = dict((job, future.result()) for job, future in
-                pool.share(jobs, slow_square, lambda x: (slow_square, x), begun=[("sheet", begun)]))
-    pool.close()
-    assert done == {"sheet": "sheet", **{x: x * x for x in jobs}}
+    with Workers(processes=1, start=lambda processes: executor) as pool, Graph(pool) as graph:
+        pool.ready()
+        graph.add(Job("sheet", lambda: slow_label("sheet", 0.3), (slow_label, "sheet", 0.3)))
+        graph.add(*squares(keys))
+        done = {job.key: future.result() for job, future in graph.run()}
+    assert done == {"sheet": "sheet", **{x: x * x for x in keys}}
     assert [args for args in executor.submitted if args] == [("sheet", 0.3)]
 
 
-@pytest.mark.parametrize("jobs", [range(3), [0]])
-def test_a_begun_job_its_worker_lost_is_done_here(jobs):
+@pytest.mark.parametrize("keys", [range(3), [0]])
+def test_a_job_began_early_that_its_worker_lost_is_done_here(keys):
     pool = workers_on(Done(BrokenProcessPool("a worker died")))
     pool.ready()
-    begun = pool.offload(abs, -4)
-    done = dict((job, future.result()) for job, future in pool.share(jobs, lambda x: -x if x != "b" else 4,
-                                                                     lambda x: (abs, x), begun=[("b", begun)]))
-    assert done == {"b": 4, **{x: -x for x in jobs}}
+    with Graph(pool) as graph:
+        graph.add(Job("b", lambda: 4, (abs, -4)))
+        graph.add(*(Job(x, lambda x=x: -x, (abs, x)) for x in keys))
+        done = {job.key: future.result() for job, future in graph.run()}
+    assert done == {"b": 4, **{x: -x for x in keys}}
 
 
-def test_a_begun_job_does_not_keep_another_worker_from_the_other_jobs():
-    """With two workers and one busy with a begun job, the other takes jobs from the start."""
+def test_a_busy_worker_does_not_keep_another_from_the_other_jobs():
+    """With two workers and one busy with a job begun early, the other takes jobs at once."""
     import time
-    from concurrent.futures import ThreadPoolExecutor
 
-    class Two(Threaded):
-        def __init__(self):
-            super().__init__()
-            self.pool = ThreadPoolExecutor(max_workers=2)
-
-    executor, started = Two(), {}
+    started = {}
 
     def job(name, seconds):
         started[name] = time.perf_counter()
         time.sleep(seconds)
         return name
 
-    pool = Workers(processes=2, start=lambda processes: executor)
-    pool.ready()
-    begun = pool.offload(job, "sheet", 0.5)
-    begin = time.perf_counter()
-    done = dict(pool.share(["here", "a", "b"], lambda name: job(name, 0.2), lambda name: (job, name, 0.2),
-                           begun=[("sheet", begun)]))
-    pool.close()
-    assert set(done) == {"sheet", "here", "a", "b"}
+    with Workers(processes=2, start=lambda processes: Threaded(2)) as pool, Graph(pool) as graph:
+        pool.ready()
+        graph.add(Job("sheet", lambda: job("sheet", 0.5), (job, "sheet", 0.5), rank=(PDF, 9)))
+        time.sleep(0.05)
+        begin = time.perf_counter()
+        graph.add(*(Job(name, lambda name=name: job(name, 0.2), (job, name, 0.2)) for name in ("here", "a", "b")))
+        done = {j.key for j, _ in graph.run()}
+    assert done == {"sheet", "here", "a", "b"}
     assert min(started["a"], started["b"]) - begin < 0.15  # the free worker began one of them at once
 
 

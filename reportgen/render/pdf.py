@@ -1,4 +1,4 @@
-"""The PDFs: PDF/UA-1 from print HTML, each cached on its own HTML, shared with the build's workers.
+"""The PDFs: PDF/UA-1 from print HTML, each cached on its own HTML, typeset as jobs of the build's graph.
 
 report.pdf and the handout get the build id stamped in after rendering (reportgen.render.stamp)
 and results.json attached; the errata sheets are cached on their own content.
@@ -7,7 +7,7 @@ and results.json attached; the errata sheets are cached on their own content.
 import re
 from pathlib import Path
 
-from reportgen import signals
+from reportgen import jobs, signals
 from reportgen.gcpause import paused_gc
 from reportgen.render.templates import render_html, templates, without_custom_properties
 
@@ -47,15 +47,28 @@ def render_pdf(html, info):
     return headercells.associate_headers(pdf, html)
 
 
+_READIED = []  # [True] once this process has readied itself (ready_to_render)
+
+
 def ready_to_render():
-    """Worker side: ready what rendering a PDF needs, before the first one comes.
+    """Worker side: ready what rendering a PDF needs, before the first one comes; once per process.
 
     The imports (a second), then a one-page PDF in the report's stylesheets: a process's first
     render also loads the fonts and fills WeasyPrint's caches, half a second of CPU that the first
     real PDF would pay on the build's critical path (a rebuild that re-renders one sheet waits
     for it), for a tenth of a second here, while the worker waits for its first PDF anyway.
     """
-    render_pdf(_warm_up_page(), None)  # installs pngpass too
+    if not _READIED:
+        render_pdf(_warm_up_page(), None)  # installs pngpass too
+        _READIED.append(True)
+
+
+def warming(processes, after=()):
+    """Jobs that ready the workers for the PDFs (ready_to_render), one per worker, once the jobs
+    of `after` are done (the runs: their imports first): only a worker does one, and only when no
+    other job is ready for it; a build without workers drops them."""
+    return [jobs.Job(("warm", "pdf", index), None, (ready_to_render,), tuple(after), rank=(jobs.WARM,))
+            for index in range(processes)]
 
 
 def _warm_up_page():
@@ -132,55 +145,42 @@ def cached_pdfs(named, store):
     return {name: (key, store.load_bytes(name, key, check_pdf)) for name, key in keys.items()}
 
 
-FIRST = object()  # pdfs(): this process's own work, done while the workers begin the PDFs
+def typeset(graph, named, info, cached):
+    """Add a job to `graph` for each PDF of {name: print HTML} not in the cache (`cached`: what
+    cached_pdfs gave) nor added already: a worker that is up may begin the longest at once."""
+    new = {}
+    for name, html in named.items():
+        key, pdf = cached[name]
+        if pdf is None and not graph.has(("pdf", key)) and ("pdf", key) not in new:
+            new[("pdf", key)] = jobs.Job(("pdf", key), lambda html=html: render_pdf(html, info), (render_pdf, html, info),
+                                         rank=(jobs.PDF, _weight(html)))
+    graph.add(*new.values())
 
 
-def pdfs(named, info, store, pool=None, first=None, cached=None, begun=None):
-    """{name: PDF bytes} for {name: print HTML}, each cached on its own HTML (`cached`: what cached_pdfs
-    gave, when the caller has looked already; `begun`: {name: Future} a worker began, begin_sheet).
+def pdfs(named, info, store, graph=None, cached=None):
+    """{name: PDF bytes} for {name: print HTML}, each cached on its own HTML (`cached`: what
+    cached_pdfs gave, when the caller has looked already).
 
-    The PDFs are independent renders, shared between this process and the build's worker
-    processes (`pool`, reportgen.workers; else ones of its own), each taking the largest left
-    after any begun (WeasyPrint holds the GIL); `first()`, when given, is this process's before any
-    PDF (the screen pages: the workers begin the PDFs meanwhile).
+    The PDFs are independent jobs of the build's graph (`graph`, reportgen.jobs; else one of
+    its own), shared between this process and the workers, each taking the largest left
+    (WeasyPrint holds the GIL); one a worker has begun already is waited for.
     """
     from reportgen import workers
 
     cached = cached or cached_pdfs(named, store)
     out = {name: pdf for name, (_, pdf) in cached.items()}
-    begun = begun or {}
-    todo = sorted((name for name in named if out[name] is None and name not in begun), key=lambda n: -_weight(named[n]))
-    jobs = [FIRST, *todo] if first is not None else todo
-    here = lambda name: first() if name is FIRST else render_pdf(named[name], info)  # noqa: E731
-    if not begun and len(todo) < 2 and not (pool and pool.started()):  # a worker starts slower than one render
-        out.update((name, here(name)) for name in jobs)
-    else:
-        with workers.owned(pool) as pool:
-            for name, done in pool.share(jobs, here, lambda name: (render_pdf, named[name], info), begun=begun.items()):
-                out[name] = done.result()
-    out.pop(FIRST, None)
-    for name in [*todo, *begun]:
+    missing = [name for name in named if out[name] is None]
+    if missing:
+        with jobs.owned(graph, workers.Workers) as graph:
+            typeset(graph, named, info, cached)
+            names = {}
+            for name in missing:
+                names.setdefault(("pdf", cached[name][0]), []).append(name)
+            for job, done in graph.run(names):
+                out.update((name, done.result()) for name in names[job.key])
+    for name in missing:
         store.store_bytes(name, cached[name][0], out[name])
     return out
-
-
-def begin_sheet(sheets, cached, info, pool):
-    """{name: Future} of the longest of the sheets' PDFs not in the cache (`cached`: cached_pdfs'),
-    begun now in the build's worker when it is up and some sheets are cached; {} otherwise.
-
-    The report's and the handout's print pages are still to be laid out (a few tenths of a second
-    here): a rebuild after an edit to one claim's text that only its sheet shows waits for that sheet
-    alone (one that report.pdf shows too waits a second more, the screen pages laid out here first).
-    A build that typesets every sheet (cold, or after a template change) keeps the longest first.
-    """
-    if pool is None or not pool.started():
-        return {}
-    missing = [name for name, (_, pdf) in cached.items() if pdf is None]
-    if not missing or len(missing) == len(sheets):
-        return {}
-    name = max(missing, key=lambda n: _weight(sheets[n]))
-    future = pool.offload(render_pdf, sheets[name], info)
-    return {name: future} if future is not None else {}
 
 
 def _pdf_estimate(progress, printed, missing):
@@ -195,20 +195,22 @@ def _pdf_estimate(progress, printed, missing):
     return "partial", (cached + cold * share if cold is not None and cached is not None else None)
 
 
-def pdf_stage(ctx, pages, build, results_json, info, store, progress, pool, screen, begun, cached):
+def pdf_stage(ctx, pages, build, results_json, info, store, progress, graph, screen, cached):
     """{key: finished PDF bytes} of the print pages ({key: reportgen.render.report.Printed}):
     rendered or cached, the build id stamped into a stamped output's PDF printed with its
     placeholder (else rendered with the id), results.json attached to it; `screen()` lays out
-    the screen pages meanwhile; `begun`, `cached`: begin_sheet's, cached_pdfs'."""
+    the screen pages, this process's first job while the workers begin the PDFs; `cached`:
+    cached_pdfs'; `graph`: the build's jobs (reportgen.jobs), else a graph of its own."""
+    from reportgen import workers
     from reportgen.render import stamp
 
     printed = {key: page.html for key, page in pages.items()}
     marks = {key: page.marks for key, page in pages.items() if page.output.stamped}
     missing = [name for name, (_, pdf) in cached.items() if pdf is None]
-    typeset = [pages[n].file for n in missing]
+    typeset_files = [pages[n].file for n in missing]
     also = ", with report.html meanwhile" if "html" in ctx["formats"] else ""
-    what = (f"typesetting {', '.join(typeset) if len(typeset) < 4 else f'{len(typeset)} PDFs'} (tagged "
-            f"PDF/UA-1), {len(printed) - len(typeset)} from the cache{also}" if typeset
+    what = (f"typesetting {', '.join(typeset_files) if len(typeset_files) < 4 else f'{len(typeset_files)} PDFs'} "
+            f"(tagged PDF/UA-1), {len(printed) - len(typeset_files)} from the cache{also}" if typeset_files
             else f"all {len(printed)} PDFs from the cache{also}")
     kind, expected = _pdf_estimate(progress, printed, missing)
     finished, tried = {}, set()
@@ -223,13 +225,16 @@ def pdf_stage(ctx, pages, build, results_json, info, store, progress, pool, scre
                 pdf = attach_results(pdf, results_json, info)
             finished[name] = pdf
 
-    def first():  # this process's, while the workers typeset: the screen pages, the cached PDFs finished
-        screen()
-        finish({name: pdf for name, (_, pdf) in cached.items() if pdf is not None})
-
-    with progress.stage("pdf", what, kind=kind, expected=expected):
-        rendered = pdfs(printed, info, store, pool=pool, first=first, cached=cached, begun=begun)
-        finish({name: rendered[name] for name in printed if name not in tried})  # first() did the cached ones
+    # this process's first, while the workers typeset: the screen pages, the cached PDFs finished
+    first = [jobs.Job(("pages", "screen"), screen, rank=(jobs.PAGES,)),
+             jobs.Job(("pages", "cached PDFs"), lambda: finish({name: pdf for name, (_, pdf) in cached.items()
+                                                                if pdf is not None}), rank=(jobs.PAGES,))]
+    with progress.stage("pdf", what, kind=kind, expected=expected), jobs.owned(graph, workers.Workers) as graph:
+        graph.add(*first)
+        rendered = pdfs(printed, info, store, graph, cached)
+        for _, done in graph.run([job.key for job in first]):
+            done.result()  # a failure of its own is the build's
+        finish({name: rendered[name] for name in printed if name not in tried})  # the cached ones are done
         again = {name: render_html(pages[name].own, "print", pages[name].output) for name in marks if name not in finished}
-        finish(pdfs(again, info, store, pool=pool) if again else {}, stamped=False)
+        finish(pdfs(again, info, store, graph) if again else {}, stamped=False)
     return {name: finished[name] for name in printed}  # one order, whichever came from the cache

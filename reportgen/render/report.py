@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from reportgen.artifacts import OUTPUTS, WITHOUT_BUILD, Output
 from reportgen.render import citation, formulas, stamp
 from reportgen.render.context import build_fields, context
-from reportgen.render.pdf import begin_sheet, cached_pdfs, pdf_stage, ready_to_render
+from reportgen.render.pdf import cached_pdfs, pdf_stage, typeset
 from reportgen.render.results import results_document
 from reportgen.render.templates import render_html
 
@@ -39,15 +39,13 @@ def view(ctx, output):
     return dict(ctx) if "*" in output.reads else {k: ctx[k] for k in output.reads}
 
 
-def render(report, catalog, info, config, timings, store, progress, pool=None, outputs=OUTPUTS):
+def render(report, catalog, info, config, timings, store, progress, graph=None, outputs=OUTPUTS):
     """({file name: text or bytes}, build id) of every output `config.format` asks for, from the
-    report model (reportgen.model.Report, which judging assembled); `pool`: the build's worker
-    processes (reportgen.workers), which render PDFs beside this one; `store`: the cache the PDFs
+    report model (reportgen.model.Report, which judging assembled); `graph`: the build's jobs
+    (reportgen.jobs), whose workers typeset PDFs beside this process; `store`: the cache the PDFs
     and typeset formulas are kept in."""
     formats = config.format
     templated = [o for o in outputs if o.template and o.media(formats)]
-    if any("print" in o.media(formats) for o in templated) and pool is not None:
-        pool.warm(ready_to_render)  # while this process lays the pages out (none on one core)
     results_json = json.dumps(results_document(report, catalog, info, config.title), indent=1, ensure_ascii=False)
     build = hashlib.sha256(results_json.encode()).hexdigest()[:16]
     files = {o.data: results_json if o.name == "results" else MAKERS[o.name](config, info, build)
@@ -63,20 +61,24 @@ def render(report, catalog, info, config, timings, store, progress, pool=None, o
         screens = [(o.file("screen", doc), own, o) for o in templated if "screen" in o.media(formats)
                    for doc, own in pages(o, ctx)]
         printing = [o for o in templated if "print" in o.media(formats)]
-        # The per-document PDFs first: the longest one not cached may begin in a worker while
-        # the other print pages are laid out (a rebuild after an edit one sheet shows waits for it alone).
-        sheets = print_pages([o for o in printing if o.per_document], ctx, unnamed, stampable)
-        cached = cached_pdfs({k: p.html for k, p in sheets.items()}, store)  # looked up once: a damaged entry warns once
-        begun = begin_sheet({k: p.html for k, p in sheets.items()}, cached, info, pool)
-        printed = {**sheets, **print_pages([o for o in printing if not o.per_document], ctx, unnamed, stampable)}
-        cached.update(cached_pdfs({k: p.html for k, p in printed.items() if k not in cached}, store))
+        # Each output's PDFs not cached are jobs as soon as its print pages are laid out, in the
+        # declared order (report.pdf, the longest, first): a worker that is up begins one while
+        # the next pages are laid out.
+        laid_out, cached = {}, {}
+        for output in printing:
+            own = print_pages([output], ctx, unnamed, stampable)
+            cached.update(cached_pdfs({k: p.html for k, p in own.items()}, store))  # once: a damaged entry warns once
+            if graph is not None:
+                typeset(graph, {k: p.html for k, p in own.items()}, info, cached)
+            laid_out.update(own)
+        printed = {k: p for k, p in sorted(laid_out.items(), key=lambda item: not item[1].output.per_document)}
         if not printed:
             lay_out(screens, files)
     timings["html"] = time.perf_counter() - stage
     if printed:
         stage = time.perf_counter()
-        rendered = pdf_stage(ctx, printed, build, results_json.encode(), info, store, progress, pool,
-                             lambda: lay_out(screens, files), begun, cached)
+        rendered = pdf_stage(ctx, printed, build, results_json.encode(), info, store, progress, graph,
+                             lambda: lay_out(screens, files), cached)
         files.update((printed[key].file, pdf) for key, pdf in rendered.items())
         timings["pdf"] = time.perf_counter() - stage
     formulas.typeset_into(store, known)
