@@ -27,7 +27,7 @@ def print_html(profile, folder):
 
     captured = {}
 
-    def keep(named, info, store, **_):
+    def keep(named, info, store, *_, **__):  # pdf.pdfs: the graph and the cached ones too
         captured.update(named, info=info)
         return {name: b"%PDF-1.7 not rendered" for name in named}
 
