@@ -98,13 +98,17 @@ BUILD_FIXTURES = {"quick_build", "warm_dir", "pdf", "pdfs", "handout", "sheets",
 def pytest_collection_modifyitems(config, items):
     """Mark every test that needs a full build as slow: `pytest -m "not slow"` stays fast.
 
-    The slow tests then run after the others, and the ones that wait for the background build
-    of `fresh_build` last (each group in its usual order): it runs beside everything else.
+    The fast tests then run first: those of files without a slow test, then the others' (so that
+    pytest-xdist, which hands out whole files in this order, gives out the files that need no build
+    while the session's build runs); then the slow tests, and the ones that wait for the background
+    build of `fresh_build` last: it runs beside everything else.
     """
     for item in items:
         if BUILD_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
-    items.sort(key=lambda item: (item.get_closest_marker("slow") is not None,  # stable: order kept
+    needs_build = {item.path for item in items if item.get_closest_marker("slow") is not None}
+    items.sort(key=lambda item: (item.path in needs_build,  # stable: order kept
+                                 item.get_closest_marker("slow") is not None,
                                  "fresh_build" in getattr(item, "fixturenames", ())))
 
 
@@ -333,8 +337,8 @@ def pdf_build_dir(tmp_path, small_pdf_build):
 # --- the session's builds, in the background, shared by every process of the session -------
 
 BUILDS = {  # name -> (arguments after `python -m reportgen build --format FORMATS`, nice)
-    # the session's build, read by every slow test
-    "quick": (["--profile", "quick", "--no-cache"], 5),
+    # the session's build, read by every slow test: not niced, since a worker that needs it waits
+    "quick": (["--profile", "quick", "--no-cache"], 0),
     # a second cold build, for the reproducibility test (test_same_seed_gives_identical_bytes, run last)
     "fresh": (["--profile", "quick", "--no-cache", "-q"], 10),
 }
