@@ -1,6 +1,7 @@
 """Experiments in two processes: the same numbers as one after the other, every Run accounted for."""
 
 import dataclasses
+import time
 
 from conftest import quick_results
 
@@ -75,6 +76,29 @@ def test_stopping_a_pool_with_a_cancelled_job_neither_hangs_nor_complains():
     assert "InvalidStateError" not in done.stderr and "Traceback" not in done.stderr, done.stderr
 
 
+class Late:
+    """An executor whose one worker (a thread of this process) is up at once but begins each job
+    `delay` seconds late: slower, for sure, than this process's own quick run, however loaded the
+    machine (a worker not yet up leaves every run to this process, with nothing to wait for)."""
+
+    def __init__(self, delay=2.0):
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.pool, self.delay, self._processes = ThreadPoolExecutor(max_workers=1), delay, {}
+
+    def submit(self, fn, *args):
+        from reportgen import workers
+
+        return self.pool.submit(fn, *args) if fn is workers._started else self.pool.submit(self._late, fn, *args)
+
+    def _late(self, fn, *args):
+        time.sleep(self.delay)
+        return fn(*args)
+
+    def shutdown(self, wait=True, cancel_futures=False):
+        self.pool.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+
 def test_this_process_does_other_jobs_while_it_waits_for_the_worker(tmp_path, monkeypatch):
     """With no run left to begin here, this process does the graph's other jobs (the figures of
     the families done) instead of waiting idle for the worker's run; every Run still comes back."""
@@ -85,10 +109,10 @@ def test_this_process_does_other_jobs_while_it_waits_for_the_worker(tmp_path, mo
     drawn = []
     config = BuildConfig(profile="quick", cache_dir=str(tmp_path / "cache"), threads=1)
     names = ("worked", "temperature")  # worked here (front), temperature in the worker (back)
-    with Workers() as pool, Graph(pool) as graph:
+    with Workers(processes=1, start=lambda processes: Late()) as pool, Graph(pool) as graph:
         graph.add(*(Job(("figures", i), lambda i=i: drawn.append(i), rank=(FIGURES,)) for i in range(2)))
         done = list(runs([EXPERIMENTS[n] for n in names], config, "cpu", Progress(quiet=True),
                          Cache(config.cache_dir), graph=graph))
     assert sorted(run.experiment.name for run in done) == sorted(names)
     assert all(run.error is None for run in done)
-    assert drawn == [0, 1]  # both done here while the worker ran (it starts slower than worked runs here)
+    assert drawn == [0, 1]  # both done here while the worker ran (it begins late: Late)
