@@ -39,9 +39,8 @@ TYPICAL = {
 # build's job graph draws the longest first (reportgen.drawer), so only their order matters much.
 FIGURES = {"variance": 1.3, "saturation": 1.1, "temperature": 0.9, "worked": 0.0, "gradients": 1.2,
            "training": 1.7, "lm": 1.1}
-for _stages in TYPICAL.values():
-    _stages.update({f"figures:{family}": seconds for family, seconds in FIGURES.items()})
-TYPICAL = {profile: {stage: v if isinstance(v, dict) else {"cold": v, "cached": READ} for stage, v in stages.items()}
+TYPICAL = {profile: {stage: v if isinstance(v, dict) else {"cold": v, "cached": READ}
+                     for stage, v in {**stages, **{f"figures:{f}": s for f, s in FIGURES.items()}}.items()}
            for profile, stages in TYPICAL.items()}  # an experiment's number is its cold time
 UNKNOWN_STAGE = {"cold": 5.0, "cached": READ}  # a family added since the table was measured
 # The full profile is 10-100× the standard one's work (docs/usage.md): a range, not a promise.

@@ -368,7 +368,11 @@ class Builder:
         while not self.stop.wait(0.1):
             for name in sorted(p.name for p in (self.folder / "want").iterdir()):
                 if name in BUILDS and name not in self.started:
-                    self._start(name)
+                    try:
+                        self._start(name)
+                    except Exception as exc:  # a build that cannot start: its tests fail at once, saying why
+                        self.started[name] = None
+                        self._write(name, {"returncode": -1, "stdout": "", "stderr": f"cannot start: {exc!r}"})
             for name, build in list(self.started.items()):
                 if build is not None and build.proc.poll() is not None:
                     self._finish(name, build)
@@ -385,11 +389,14 @@ class Builder:
 
     def _finish(self, name, build):
         done = build.result()
-        outcome = {"returncode": done.returncode, "stdout": done.stdout, "stderr": done.stderr}
+        self._write(name, {"returncode": done.returncode, "stdout": done.stdout, "stderr": done.stderr})
+        self.started[name] = None
+
+    def _write(self, name, outcome):
+        """The outcome `background_build` waits for, written whole (renamed into place)."""
         staged = self.folder / f".{name}.json"
         staged.write_text(json.dumps(outcome), encoding="utf-8")
         staged.replace(self.folder / f"{name}.json")
-        self.started[name] = None
 
     def close(self):
         """End the builds still running (the session ended first: -x, Ctrl-C) and remove their folder."""
